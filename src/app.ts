@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import type { App } from './http/context.ts';
+import { registerAuth } from './http/auth.ts';
+import { registerErrorHandling } from './http/error-handler.ts';
+import { registerIdempotency } from './http/idempotency.ts';
+import { loggerOptions } from './http/logging.ts';
+import { registerNegotiation } from './http/negotiation.ts';
+import { registerOpenApi } from './http/openapi.ts';
+import { parseQueryString, registerRequestParsing, stripJsonSuffix } from './http/request-parsing.ts';
+import { registerValidation } from './http/validation.ts';
+import { dashboardModules } from './modules/index.ts';
+import { IdempotencyService } from './modules/idempotency/idempotency.service.ts';
+import { TokensService } from './modules/tokens/tokens.service.ts';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+}
+
+/** The whole HTTP app, without listening: tests inject into it, server.ts listens. */
+export async function buildApp({ config, database }: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: loggerOptions(config.logLevel),
+    bodyLimit: config.bodyLimit,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    rewriteUrl: (req) => stripJsonSuffix(req.url ?? '/'),
+    routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.routeOptions.config?.deprecated) reply.header('deprecation', 'true');
+    return payload;
+  });
+
+  registerErrorHandling(app);
+  registerValidation(app);
+  registerRequestParsing(app);
+  registerNegotiation(app);
+  registerAuth(app, new TokensService(database.db));
+  registerIdempotency(app, new IdempotencyService(database.db));
+  await registerOpenApi(app);
+
+  const deps = { config, database };
+  await app.register(
+    async (dashboard) => {
+      for (const mod of dashboardModules) await mod(dashboard as App, deps);
+    },
+    { prefix: '/dashboard' },
+  );
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
+import type { DB } from './schema.ts';
+import { wrapSqliteForBooleans } from './sqlite-booleans.ts';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Database {
+  db: Kysely<DB>;
+  dialect: DialectName;
+  destroy(): Promise<void>;
+}
+
+// int8 (bigint) carries our second-precision timestamps and counts; they fit a JS number.
+pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
+
+export interface DatabaseOptions {
+  /** postgres://… selects PostgreSQL; otherwise SQLite at sqlitePath. */
+  url?: string;
+  sqlitePath?: string;
+  /** PostgreSQL schema (search_path) to use; tests give each file its own. */
+  pgSchema?: string;
+  poolSize?: number;
+}
+
+export function openDatabase(options: DatabaseOptions): Database {
+  if (options.url && /^postgres(ql)?:\/\//.test(options.url)) {
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
+    });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: 'postgres', destroy: () => db.destroy() };
+  }
+  if (options.url) throw new Error('DATABASE_URL must start with postgres:// or postgresql://');
+  const file = options.sqlitePath ?? ':memory:';
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new SqliteDatabase(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('synchronous = NORMAL');
+  const dialect: Dialect = new SqliteDialect({ database: wrapSqliteForBooleans(sqlite) });
+  const db = new Kysely<DB>({ dialect });
+  return { db, dialect: 'sqlite', destroy: () => db.destroy() };
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance, FastifyBaseLogger, RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { Permission, Role } from '../modules/roles/permissions.ts';
+
+export interface AuthContext {
+  tokenId: number;
+  organizationId: number;
+  userId: number | null;
+  role: Role;
+}
+
+export type ResponseFormat = 'json' | 'csv' | 'xlsx';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** No token needed (watch pages, docs, service assets). */
+    public?: boolean;
+    /** Permission the token's role must have; default content:read for GET, content:write otherwise. */
+    permission?: Permission;
+    /** This is a list operation: rows are `payload[list]`, or the payload itself when it is an array. */
+    list?: string;
+    /** Accept the Rails-style wrapped body `{"<wrap>": {...}}` as well as the flat one. */
+    wrap?: string;
+    /** Answer with a `Deprecation` header. */
+    deprecated?: boolean;
+  }
+  interface FastifyRequest {
+    auth: AuthContext;
+    responseFormat: ResponseFormat;
+  }
+}
+
+export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+/** What every module's routes receive. */
+export interface Deps {
+  database: Database;
+  config: Config;
+}

@@ -1,0 +1,35 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from './errors.ts';
+import { IdempotencyService, requestFingerprint } from '../modules/idempotency/idempotency.service.ts';
+
+const claimed = new WeakMap<FastifyRequest, { organizationId: number; key: string }>();
+
+/** `Idempotency-Key` on any POST: executed at most once per organization and key within 24 h. */
+export function registerIdempotency(app: FastifyInstance, service: IdempotencyService) {
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method !== 'POST' || !request.auth) return;
+    const header = request.headers['idempotency-key'];
+    if (header === undefined) return;
+    const key = Array.isArray(header) ? header[0] : header;
+    if (!key || key.length > 255) throw new AppError('bad_request', 'Idempotency-Key must be 1 to 255 characters');
+    const path = request.url.split('?')[0];
+    const stored = await service.begin(request.auth.organizationId, key, requestFingerprint('POST', path, request.body));
+    if (!stored) {
+      claimed.set(request, { organizationId: request.auth.organizationId, key });
+      return;
+    }
+    reply.header('idempotent-replayed', 'true').code(stored.status);
+    if (stored.type) reply.type(stored.type);
+    return reply.serializer((x: unknown) => x as string).send(stored.body);
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claim = claimed.get(request);
+    if (!claim) return payload;
+    claimed.delete(request);
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+    const type = (reply.getHeader('content-type') as string | undefined) ?? null;
+    await service.finish(claim.organizationId, claim.key, { status: reply.statusCode, body, type });
+    return payload;
+  });
+}

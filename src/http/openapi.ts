@@ -1,0 +1,32 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+
+/** OpenAPI 3.1 generated from the route schemas, at /dashboard/openapi.json, rendered at /dashboard/docs. */
+export async function registerOpenApi(app: FastifyInstance) {
+  // The docs UI and its assets are public, like the document itself.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/dashboard/docs')) route.config = { ...(route.config ?? {}), public: true };
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Reelbase Dashboard API',
+        version: '1.0.0',
+        description:
+          'Wire-compatible Dashboard API. Authenticate with `auth_token` (query or body) or `Authorization: Bearer <token>`.',
+      },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          queryToken: { type: 'apiKey', in: 'query', name: 'auth_token' },
+        },
+      },
+      security: [{ bearer: [] }, { queryToken: [] }],
+    },
+    hideUntagged: false,
+  });
+  await app.register(swaggerUi, { routePrefix: '/dashboard/docs', uiConfig: { docExpansion: 'list' } });
+  app.get('/dashboard/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+}

@@ -1,0 +1,40 @@
+import { stringify } from 'csv-stringify/sync';
+import ExcelJS from 'exceljs';
+
+/** One row per item, one column per field; nested objects become `a.b` columns, arrays JSON text. */
+export function flatten(item: unknown, prefix = '', out: Record<string, unknown> = {}): Record<string, unknown> {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+    out[prefix || 'value'] = Array.isArray(item) ? JSON.stringify(item) : item;
+    return out;
+  }
+  for (const [key, value] of Object.entries(item as Record<string, unknown>)) {
+    const name = prefix ? `${prefix}.${key}` : key;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) flatten(value, name, out);
+    else out[name] = Array.isArray(value) ? JSON.stringify(value) : value;
+  }
+  return out;
+}
+
+function table(items: unknown[]): { columns: string[]; rows: unknown[][] } {
+  const flat = items.map((i) => flatten(i));
+  const columns: string[] = [];
+  const seen = new Set<string>();
+  for (const row of flat) for (const k of Object.keys(row)) if (!seen.has(k)) (seen.add(k), columns.push(k));
+  return { columns, rows: flat.map((r) => columns.map((c) => r[c] ?? null)) };
+}
+
+const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'boolean' ? String(v) : v);
+
+export function toCsv(items: unknown[]): string {
+  const { columns, rows } = table(items);
+  return stringify([columns, ...rows.map((r) => r.map(cell))]);
+}
+
+export async function toXlsx(items: unknown[], sheetName = 'items'): Promise<Buffer> {
+  const { columns, rows } = table(items);
+  const workbook = new ExcelJS.Workbook();
+  const sheet = workbook.addWorksheet(sheetName.slice(0, 31));
+  sheet.addRow(columns);
+  for (const r of rows) sheet.addRow(r.map(cell));
+  return Buffer.from(await workbook.xlsx.writeBuffer());
+}

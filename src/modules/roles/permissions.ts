@@ -1,0 +1,39 @@
+/**
+ * The permission matrix: one table for the whole API. Routes name the permission they need
+ * (route config `permission`, default `content:read` for GET and `content:write` otherwise).
+ */
+export const Permissions = [
+  'content:read',
+  'content:write',
+  'live:manage',
+  'users:manage',
+  'teams:manage',
+  'webhooks:manage',
+  'security:manage',
+  'org:manage',
+] as const;
+
+export type Permission = (typeof Permissions)[number];
+
+export const Roles = ['owner', 'admin', 'editor', 'viewer'] as const;
+export type Role = (typeof Roles)[number];
+
+const viewer: Permission[] = ['content:read'];
+const editor: Permission[] = [...viewer, 'content:write', 'live:manage'];
+const admin: Permission[] = [...editor, 'users:manage', 'teams:manage', 'webhooks:manage', 'security:manage'];
+const owner: Permission[] = [...admin, 'org:manage'];
+
+export const RolePermissions: Record<Role, ReadonlySet<Permission>> = {
+  owner: new Set(owner),
+  admin: new Set(admin),
+  editor: new Set(editor),
+  viewer: new Set(viewer),
+};
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (Roles as readonly string[]).includes(value);
+}
+
+export function can(role: Role, permission: Permission): boolean {
+  return RolePermissions[role].has(permission);
+}

@@ -1,0 +1,29 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { generateToken, hashToken } from '../../lib/tokens.ts';
+import { nowSeconds } from '../../lib/time.ts';
+import { isRole, type Role } from '../roles/permissions.ts';
+import { TokensRepository } from './tokens.repository.ts';
+import type { AuthContext } from '../../http/context.ts';
+
+export class TokensService {
+  private readonly repo: TokensRepository;
+
+  constructor(db: Kysely<DB>) {
+    this.repo = new TokensRepository(db);
+  }
+
+  /** Resolves a presented token to who it acts for, or null when it is unknown. */
+  async authenticate(token: string): Promise<AuthContext | null> {
+    const row = await this.repo.findByHash(hashToken(token));
+    if (!row || !isRole(row.role)) return null;
+    return { tokenId: row.id, organizationId: row.organization_id, userId: row.user_id, role: row.role };
+  }
+
+  /** Issues a token; the clear text is returned once and never stored. */
+  async issue(organizationId: number, role: Role, name?: string): Promise<string> {
+    const token = generateToken();
+    await this.repo.insert({ organization_id: organizationId, role, token_hash: hashToken(token), name: name ?? null, created_at: nowSeconds() });
+    return token;
+  }
+}

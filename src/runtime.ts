@@ -1,0 +1,28 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { OrganizationsService } from './modules/organizations/organizations.service.ts';
+
+/** Opens the configured database (PostgreSQL when DATABASE_URL is set, else SQLite under DATA_DIR). */
+export function openConfiguredDatabase(config: Config): Database {
+  return openDatabase({ url: config.databaseUrl, sqlitePath: path.join(config.dataDir, 'reelbase.sqlite') });
+}
+
+export async function openAndMigrate(config: Config): Promise<Database> {
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const database = openConfiguredDatabase(config);
+  await migrateToLatest(database.db);
+  return database;
+}
+
+/** First start on an empty database: organization "Default" and its owner token in DATA_DIR/owner-token. */
+export async function bootstrapOwner(config: Config, database: Database): Promise<string | null> {
+  const created = await new OrganizationsService(database.db).bootstrapIfEmpty();
+  if (!created) return null;
+  const file = path.join(config.dataDir, 'owner-token');
+  fs.writeFileSync(file, `${created.token}\n`, { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+  return created.token;
+}

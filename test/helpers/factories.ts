@@ -1,0 +1,45 @@
+import { OrganizationsService } from '../../src/modules/organizations/organizations.service.ts';
+import { TokensService } from '../../src/modules/tokens/tokens.service.ts';
+import type { Role } from '../../src/modules/roles/permissions.ts';
+import { client, type Client, type TestApp } from './harness.ts';
+
+let counter = 0;
+export const unique = (prefix: string) => `${prefix} ${++counter}-${Math.random().toString(36).slice(2, 8)}`;
+
+export interface OrgContext {
+  organizationId: number;
+  token: string;
+  /** Client acting with the owner token. */
+  api: Client;
+  /** A client for the same organization with another role. */
+  as(role: Role): Promise<Client>;
+}
+
+/** A new organization with an owner token; the setup step of most tests. */
+export async function createOrg(t: TestApp, name = unique('Org')): Promise<OrgContext> {
+  const { organization, token } = await new OrganizationsService(t.database.db).createWithOwner(name);
+  return {
+    organizationId: organization.id,
+    token,
+    api: client(t.app, token),
+    async as(role: Role) {
+      return client(t.app, await new TokensService(t.database.db).issue(organization.id, role));
+    },
+  };
+}
+
+/** A player with `chapters` chapters, created through the API; answers the Player resource. */
+export async function createPlayer(api: Client, overrides: Record<string, unknown> = {}, chapters = 1) {
+  const res = await api.post('/dashboard/v1/players', {
+    player: {
+      name: unique('Player'),
+      chapters_attributes: Array.from({ length: chapters }, (_, i) => ({
+        position: i,
+        video_attributes: { name: unique('Video'), upload_url: `https://media.example.com/v${i}.mp4` },
+      })),
+      ...overrides,
+    },
+  });
+  if (res.status !== 201) throw new Error(`createPlayer failed: ${res.status} ${res.raw}`);
+  return res.body;
+}

@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { openDatabase, type Database, type DialectName } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+
+/** SQLite always; PostgreSQL too when TEST_DATABASE_URL is set. */
+export const dialects: DialectName[] = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+export interface TestApp {
+  app: FastifyInstance;
+  database: Database;
+  config: Config;
+  dialect: DialectName;
+  close(): Promise<void>;
+}
+
+/** A fresh app on a fresh database: in-memory SQLite, or a PostgreSQL schema of its own. */
+export async function createTestApp(dialect: DialectName, env: Record<string, string> = {}): Promise<TestApp> {
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/tmp/reelbase-test', PUBLIC_URL: 'http://reelbase.test', ...env });
+  let database: Database;
+  let dropSchema = async () => {};
+  if (dialect === 'postgres') {
+    const url = process.env.TEST_DATABASE_URL!;
+    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    database = openDatabase({ url, pgSchema: schema, poolSize: 5 });
+    dropSchema = async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`drop schema if exists ${schema} cascade`);
+      await c.end();
+    };
+  } else {
+    database = openDatabase({ sqlitePath: ':memory:' });
+  }
+  await migrateToLatest(database.db);
+  const app = await buildApp({ config, database });
+  return {
+    app,
+    database,
+    config,
+    dialect,
+    async close() {
+      await app.close();
+      await database.destroy();
+      await dropSchema();
+    },
+  };
+}
+
+export interface Response<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, string | string[] | number | undefined>;
+  raw: string;
+}
+
+/** A small HTTP client over inject, authenticated with a token (Bearer) unless told otherwise. */
+export function client(app: FastifyInstance, token?: string) {
+  async function request<T = any>(method: InjectOptions['method'], url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response<T>> {
+    const allHeaders: Record<string, string> = { ...(token ? { authorization: `Bearer ${token}` } : {}) };
+    // A string body is sent as it is (e.g. malformed JSON); objects are sent as JSON.
+    if (typeof body === 'string') allHeaders['content-type'] = 'application/json';
+    Object.assign(allHeaders, headers);
+    const res = await app.inject({
+      method,
+      url,
+      headers: allHeaders,
+      ...(body === undefined ? {} : { payload: body as string | object }),
+    });
+    let parsed: unknown = res.body;
+    if (String(res.headers['content-type'] ?? '').includes('json')) {
+      try {
+        parsed = JSON.parse(res.body);
+      } catch {
+        parsed = res.body;
+      }
+    }
+    return { status: res.statusCode, body: parsed as T, headers: res.headers, raw: res.body };
+  }
+  return {
+    get: <T = any>(url: string, headers?: Record<string, string>) => request<T>('GET', url, undefined, headers),
+    post: <T = any>(url: string, body?: unknown, headers?: Record<string, string>) => request<T>('POST', url, body ?? {}, headers),
+    put: <T = any>(url: string, body?: unknown, headers?: Record<string, string>) => request<T>('PUT', url, body ?? {}, headers),
+    patch: <T = any>(url: string, body?: unknown, headers?: Record<string, string>) => request<T>('PATCH', url, body ?? {}, headers),
+    delete: <T = any>(url: string, headers?: Record<string, string>) => request<T>('DELETE', url, undefined, headers),
+    request,
+  };
+}
+
+export type Client = ReturnType<typeof client>;
