@@ -18,6 +18,8 @@ const EnvSchema = Type.Object({
   ),
   /** Largest accepted request body, in bytes. */
   BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1_048_576 }),
+  /** Secret for signed media URLs; shared by every process of one installation. Default: DATA_DIR/signing-secret. */
+  SIGNING_SECRET: Type.Optional(Type.String({ minLength: 16 })),
   /** Lists without per_page return at most this many items. */
   LIST_DEFAULT_CAP: Type.Integer({ minimum: 1, default: 1000 }),
 });
@@ -35,6 +37,8 @@ export interface Config {
   logLevel: Env['LOG_LEVEL'];
   bodyLimit: number;
   listDefaultCap: number;
+  /** Resolved at start-up (runtime.ts) when not configured. */
+  signingSecret?: string;
 }
 
 export class ConfigError extends Error {}
@@ -65,5 +69,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     bodyLimit: e.BODY_LIMIT,
     listDefaultCap: e.LIST_DEFAULT_CAP,
+    signingSecret: e.SIGNING_SECRET,
   };
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.ts';
@@ -10,8 +11,23 @@ export function openConfiguredDatabase(config: Config): Database {
   return openDatabase({ url: config.databaseUrl, sqlitePath: path.join(config.dataDir, 'reelbase.sqlite') });
 }
 
+/** The media URL secret: SIGNING_SECRET, else one made once and kept in DATA_DIR/signing-secret. */
+export function ensureSigningSecret(config: Config): void {
+  if (config.signingSecret) return;
+  const file = path.join(config.dataDir, 'signing-secret');
+  if (!fs.existsSync(file)) {
+    try {
+      fs.writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  config.signingSecret = fs.readFileSync(file, 'utf8').trim();
+}
+
 export async function openAndMigrate(config: Config): Promise<Database> {
   fs.mkdirSync(config.dataDir, { recursive: true });
+  ensureSigningSecret(config);
   const database = openConfiguredDatabase(config);
   await migrateToLatest(database.db);
   return database;

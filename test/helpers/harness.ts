@@ -19,7 +19,7 @@ export interface TestApp {
 
 /** A fresh app on a fresh database: in-memory SQLite, or a PostgreSQL schema of its own. */
 export async function createTestApp(dialect: DialectName, env: Record<string, string> = {}): Promise<TestApp> {
-  const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/tmp/reelbase-test', PUBLIC_URL: 'http://reelbase.test', ...env });
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/tmp/reelbase-test', PUBLIC_URL: 'http://reelbase.test', SIGNING_SECRET: 'test-signing-secret-0123456789', ...env });
   let database: Database;
   let dropSchema = async () => {};
   if (dialect === 'postgres') {

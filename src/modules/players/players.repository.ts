@@ -1,0 +1,48 @@
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { DB, PlayersTable } from '../../db/schema.ts';
+import { startsWithCi } from '../../db/dialect.ts';
+
+export type PlayerRow = Selectable<PlayersTable>;
+
+export class PlayersRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  with(db: Kysely<DB>) {
+    return new PlayersRepository(db);
+  }
+
+  insert(row: Insertable<PlayersTable>): Promise<PlayerRow> {
+    return this.db.insertInto('players').values(row).returningAll().executeTakeFirstOrThrow();
+  }
+
+  find(organizationId: number, id: number): Promise<PlayerRow | undefined> {
+    return this.db.selectFrom('players').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  }
+
+  findByUuid(organizationId: number, uuid: string): Promise<PlayerRow | undefined> {
+    return this.db.selectFrom('players').selectAll().where('organization_id', '=', organizationId).where('uuid', '=', uuid).executeTakeFirst();
+  }
+
+  private filtered(organizationId: number, query?: string) {
+    let q = this.db.selectFrom('players').where('organization_id', '=', organizationId);
+    if (query) q = q.where((eb) => startsWithCi(eb.ref('name'), query));
+    return q;
+  }
+
+  list(organizationId: number, opts: { limit: number; offset: number; query?: string }): Promise<PlayerRow[]> {
+    return this.filtered(organizationId, opts.query).selectAll().orderBy('id').limit(opts.limit).offset(opts.offset).execute();
+  }
+
+  async count(organizationId: number, query?: string): Promise<number> {
+    const row = await this.filtered(organizationId, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  update(organizationId: number, id: number, changes: Updateable<PlayersTable>): Promise<PlayerRow | undefined> {
+    return this.db.updateTable('players').set(changes).where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
+  }
+
+  async delete(organizationId: number, id: number): Promise<void> {
+    await this.db.deleteFrom('players').where('organization_id', '=', organizationId).where('id', '=', id).execute();
+  }
+}

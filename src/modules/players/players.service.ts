@@ -1,0 +1,217 @@
+import type { Kysely, Updateable } from 'kysely';
+import type { DB, PlayersTable } from '../../db/schema.ts';
+import { invalidField, notFound } from '../../http/errors.ts';
+import { pageOf, summaryOf } from '../../http/paging.ts';
+import { nowSeconds } from '../../lib/time.ts';
+import { newUuid } from '../../lib/tokens.ts';
+import { ChaptersRepository, type ChapterRow } from '../chapters/chapters.repository.ts';
+import { ChapterWriter, placeAt, toChapter } from '../chapters/chapters.service.ts';
+import type { NestedChapterInput } from '../chapters/chapters.schemas.ts';
+import { VideosRepository } from '../videos/videos.repository.ts';
+import { PlayersRepository, type PlayerRow } from './players.repository.ts';
+import type { CreatePlayerBody, Player, UpdatePlayerBody } from './players.schemas.ts';
+
+function parseDomains(text: string): string[] {
+  try {
+    const value = JSON.parse(text);
+    return Array.isArray(value) ? value.map(String) : [];
+  } catch {
+    return [];
+  }
+}
+
+export function toPlayer(row: PlayerRow, chapters: Player['chapters_attributes']): Player {
+  return {
+    id: row.id,
+    uuid: row.uuid,
+    name: row.name,
+    status: row.status,
+    access_code: row.access_code,
+    autoplay: Boolean(row.autoplay),
+    sharing_page_comments: Boolean(row.sharing_page_comments),
+    sharing_page: Boolean(row.sharing_page),
+    default_hd: Boolean(row.default_hd),
+    splash_screen_fade: Boolean(row.splash_screen_fade),
+    mute_onload: Boolean(row.mute_onload),
+    height: row.height,
+    width: row.width,
+    playlist_always_open: Boolean(row.playlist_always_open),
+    release_date: row.release_date,
+    expiry_date: row.expiry_date,
+    redirect_url: row.redirect_url,
+    redirect_whole_page: Boolean(row.redirect_whole_page),
+    color: row.color,
+    play_button: Boolean(row.play_button),
+    viral_sharing: Boolean(row.viral_sharing),
+    whitelisted_embed_domains: parseDomains(row.whitelisted_embed_domains),
+    embed_button: Boolean(row.embed_button),
+    description: row.description,
+    viral_sharing_message: row.viral_sharing_message,
+    custom_sharing_link: row.custom_sharing_link,
+    playlist_color: row.playlist_color,
+    on_complete: row.on_complete,
+    player_type: row.player_type,
+    chapters_attributes: chapters,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** Client settings → column values (colour without '#', domains as a JSON list). */
+function settingsColumns(body: Partial<CreatePlayerBody>): Updateable<PlayersTable> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (value === undefined || key === 'chapters_attributes' || key === 'auth_token') continue;
+    out[key] = value;
+  }
+  if (typeof body.name === 'string') out.name = body.name.trim() || body.name;
+  if (typeof body.color === 'string') out.color = body.color.replace(/^#/, '').toLowerCase();
+  if (typeof body.playlist_color === 'string') out.playlist_color = body.playlist_color.replace(/^#/, '').toLowerCase();
+  if (body.whitelisted_embed_domains !== undefined) {
+    const list = Array.isArray(body.whitelisted_embed_domains)
+      ? body.whitelisted_embed_domains
+      : body.whitelisted_embed_domains.split(',');
+    out.whitelisted_embed_domains = JSON.stringify([...new Set(list.map((d) => d.trim().toLowerCase()).filter(Boolean))]);
+  }
+  return out as Updateable<PlayersTable>;
+}
+
+const knownColumns = new Set([
+  'name', 'access_code', 'autoplay', 'sharing_page_comments', 'sharing_page', 'default_hd', 'splash_screen_fade',
+  'mute_onload', 'height', 'width', 'playlist_always_open', 'release_date', 'expiry_date', 'redirect_url',
+  'redirect_whole_page', 'color', 'play_button', 'viral_sharing', 'whitelisted_embed_domains', 'embed_button',
+  'description', 'viral_sharing_message', 'custom_sharing_link', 'playlist_color', 'on_complete',
+]);
+
+function onlyKnown(columns: Updateable<PlayersTable>): Updateable<PlayersTable> {
+  return Object.fromEntries(Object.entries(columns).filter(([k]) => knownColumns.has(k))) as Updateable<PlayersTable>;
+}
+
+export class PlayersService {
+  private readonly players: PlayersRepository;
+
+  constructor(private readonly db: Kysely<DB>) {
+    this.players = new PlayersRepository(db);
+  }
+
+  /** Players with their chapters and each chapter's video, in two queries whatever the count. */
+  private async assemble(rows: PlayerRow[], db: Kysely<DB> = this.db): Promise<Player[]> {
+    const chapters = await new ChaptersRepository(db).forPlayers(rows.map((r) => r.id));
+    const videos = await new VideosRepository(db).findMany([...new Set(chapters.map((c) => c.video_id))]);
+    const videoById = new Map(videos.map((v) => [v.id, v]));
+    const byPlayer = new Map<number, Player['chapters_attributes']>();
+    for (const c of chapters) {
+      const list = byPlayer.get(c.player_id) ?? [];
+      list.push(toChapter(c, videoById.get(c.video_id)!));
+      byPlayer.set(c.player_id, list);
+    }
+    return rows.map((r) => toPlayer(r, byPlayer.get(r.id) ?? []));
+  }
+
+  async create(organizationId: number, body: CreatePlayerBody): Promise<Player> {
+    return this.db.transaction().execute(async (trx) => {
+      const now = nowSeconds();
+      const row = await this.players.with(trx).insert({
+        ...onlyKnown(settingsColumns(body)),
+        name: body.name.trim() || body.name,
+        organization_id: organizationId,
+        uuid: newUuid(),
+        player_type: 'playlist',
+        release_date: body.release_date ?? now,
+        created_at: now,
+        updated_at: now,
+      } as never);
+      await this.writeChapters(trx, organizationId, row.id, [], body.chapters_attributes ?? [], now);
+      return (await this.assemble([row], trx))[0];
+    });
+  }
+
+  /**
+   * Applies nested chapter attributes the Rails way: items with `id` update (or `_destroy`) that
+   * chapter, items without one add a chapter; then positions are made dense again.
+   */
+  private async writeChapters(trx: Kysely<DB>, organizationId: number, playerId: number, existing: ChapterRow[], inputs: NestedChapterInput[], now: number) {
+    if (inputs.length === 0) return;
+    const writer = new ChapterWriter(trx, organizationId, now);
+    let ordered = [...existing];
+    // New chapters without a position keep the order in which they were sent.
+    const indexed = inputs.map((input, index) => ({ input, index }));
+    indexed.sort((a, b) => (a.input.position ?? Number.MAX_SAFE_INTEGER) - (b.input.position ?? Number.MAX_SAFE_INTEGER) || a.index - b.index);
+    for (const { input, index } of indexed) {
+      const field = `chapters_attributes.${index}.`;
+      if (input.id !== undefined) {
+        const chapter = ordered.find((c) => c.id === input.id);
+        if (!chapter) throw invalidField(`${field}id`, 'does not name a chapter of this player');
+        if (input._destroy) {
+          await writer.chapters.delete([chapter.id]);
+          ordered = ordered.filter((c) => c !== chapter);
+          continue;
+        }
+        if (input.video_id !== undefined || input.video_attributes !== undefined) {
+          const video = await writer.resolveVideo(input, field);
+          await writer.chapters.update(chapter.id, { video_id: video.id, updated_at: now });
+        }
+        if (input.position !== undefined) ordered = placeAt(ordered, chapter, input.position);
+        continue;
+      }
+      if (input._destroy) continue;
+      const video = await writer.resolveVideo(input, field);
+      const created = await writer.insert(playerId, video.id, ordered.length);
+      ordered = placeAt([...ordered, created], created, input.position);
+    }
+    await writer.chapters.renumber(ordered, now);
+  }
+
+  async get(organizationId: number, id: number): Promise<Player> {
+    const row = await this.players.find(organizationId, id);
+    if (!row) throw notFound('player', id);
+    return (await this.assemble([row]))[0];
+  }
+
+  async getByUuid(organizationId: number, uuid: string): Promise<Player> {
+    const row = await this.players.findByUuid(organizationId, uuid);
+    if (!row) throw notFound('player');
+    return (await this.assemble([row]))[0];
+  }
+
+  async list(organizationId: number, query: { per_page?: number; page?: number; query?: string }, cap: number) {
+    const page = pageOf(query, cap);
+    const [rows, total] = await Promise.all([
+      this.players.list(organizationId, { limit: page.limit, offset: page.offset, query: query.query }),
+      page.paged ? this.players.count(organizationId, query.query) : Promise.resolve(-1),
+    ]);
+    const items = await this.assemble(rows);
+    // Without per_page the reference answers a bare array; with it, the envelope.
+    return page.paged ? { players: items, summary: summaryOf(page, total, items.length) } : items;
+  }
+
+  async update(organizationId: number, id: number, body: UpdatePlayerBody): Promise<Player> {
+    return this.db.transaction().execute(async (trx) => {
+      const now = nowSeconds();
+      const row = await this.players.with(trx).update(organizationId, id, { ...onlyKnown(settingsColumns(body)), updated_at: now });
+      if (!row) throw notFound('player', id);
+      if (body.chapters_attributes) {
+        const existing = await new ChaptersRepository(trx).forPlayers([id]);
+        await this.writeChapters(trx, organizationId, id, existing, body.chapters_attributes, now);
+      }
+      return (await this.assemble([row], trx))[0];
+    });
+  }
+
+  /** Deletes the player and its chapters; the videos stay in the library. */
+  async delete(organizationId: number, id: number): Promise<Player> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await this.players.with(trx).find(organizationId, id);
+      if (!row) throw notFound('player', id);
+      const [player] = await this.assemble([row], trx);
+      await this.players.with(trx).delete(organizationId, id);
+      return player;
+    });
+  }
+
+  async deleteByUuid(organizationId: number, uuid: string): Promise<Player> {
+    const row = await this.players.findByUuid(organizationId, uuid);
+    if (!row) throw notFound('player');
+    return this.delete(organizationId, row.id);
+  }
+}

@@ -1,0 +1,55 @@
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { DB, VideosTable } from '../../db/schema.ts';
+import { startsWithCi } from '../../db/dialect.ts';
+
+export type VideoRow = Selectable<VideosTable>;
+
+export class VideosRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  with(db: Kysely<DB>) {
+    return new VideosRepository(db);
+  }
+
+  insert(row: Insertable<VideosTable>): Promise<VideoRow> {
+    return this.db.insertInto('videos').values(row).returningAll().executeTakeFirstOrThrow();
+  }
+
+  find(organizationId: number, id: number): Promise<VideoRow | undefined> {
+    return this.db.selectFrom('videos').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  }
+
+  findMany(ids: number[]): Promise<VideoRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('videos').selectAll().where('id', 'in', ids).execute();
+  }
+
+  private filtered(organizationId: number, query?: string) {
+    let q = this.db.selectFrom('videos').where('organization_id', '=', organizationId);
+    if (query) q = q.where((eb) => startsWithCi(eb.ref('name'), query));
+    return q;
+  }
+
+  list(organizationId: number, opts: { limit: number; offset: number; query?: string }): Promise<VideoRow[]> {
+    return this.filtered(organizationId, opts.query).selectAll().orderBy('id').limit(opts.limit).offset(opts.offset).execute();
+  }
+
+  async count(organizationId: number, query?: string): Promise<number> {
+    const row = await this.filtered(organizationId, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  update(organizationId: number, id: number, changes: Updateable<VideosTable>): Promise<VideoRow | undefined> {
+    return this.db.updateTable('videos').set(changes).where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
+  }
+
+  delete(organizationId: number, id: number): Promise<VideoRow | undefined> {
+    return this.db.deleteFrom('videos').where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
+  }
+
+  files(videoId: number, customIdentifier: string | null) {
+    let q = this.db.selectFrom('video_files').select(['quality', 'path']).where('video_id', '=', videoId);
+    q = customIdentifier === null ? q.where('custom_identifier', 'is', null) : q.where('custom_identifier', '=', customIdentifier);
+    return q.execute();
+  }
+}

@@ -1,0 +1,52 @@
+import { Type, type Static } from 'typebox';
+import { PagingQuery } from '../../http/paging.ts';
+import { HttpUrl, Nullable, Timestamps } from '../../http/schemas.ts';
+
+export const Video = Type.Object({
+  id: Type.Integer(),
+  uuid: Type.String(),
+  name: Type.String(),
+  upload_url: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+  sync: Type.Boolean(),
+  audio_gain: Type.Integer(),
+  webhook_url: Nullable(Type.String()),
+  status: Nullable(Type.String()),
+  error_message: Nullable(Type.String()),
+  notes: Nullable(Type.String()),
+  seconds: Nullable(Type.Integer()),
+  origin: Nullable(Type.String()),
+  ...Timestamps,
+});
+export type Video = Static<typeof Video>;
+
+/** Writable video attributes, shared by video creation and nested player/chapter creation. */
+export const VideoAttributes = {
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  upload_url: HttpUrl,
+  description: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+  sync: Type.Optional(Type.Boolean()),
+  audio_gain: Type.Optional(Type.Integer({ minimum: -100, maximum: 100 })),
+  webhook_url: Type.Optional(Nullable(HttpUrl)),
+  notes: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+};
+
+export const CreateVideoBody = Type.Object(VideoAttributes);
+export type CreateVideoBody = Static<typeof CreateVideoBody>;
+
+export const UpdateVideoBody = Type.Partial(Type.Object(VideoAttributes));
+export type UpdateVideoBody = Static<typeof UpdateVideoBody>;
+
+export const VideoListQuery = Type.Object({
+  ...PagingQuery,
+  query: Type.Optional(Type.String({ maxLength: 255, description: 'Prefix of the video name' })),
+});
+
+export const VideoFiles = Type.Object({
+  id: Type.Integer(),
+  urls: Type.Object({ sd: Nullable(Type.String()), hd: Nullable(Type.String()) }),
+});
+
+export const VideoFilesQuery = Type.Object({
+  custom_identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+});

@@ -1,0 +1,140 @@
+import type { Insertable, Kysely } from 'kysely';
+import type { DB, VideosTable } from '../../db/schema.ts';
+import { notFound } from '../../http/errors.ts';
+import { pageOf, summaryOf } from '../../http/paging.ts';
+import { UrlSigner } from '../../media/signed-urls.ts';
+import { nowSeconds } from '../../lib/time.ts';
+import { newUuid } from '../../lib/tokens.ts';
+import { ChaptersRepository } from '../chapters/chapters.repository.ts';
+import { PlayersRepository } from '../players/players.repository.ts';
+import type { CreateVideoBody, UpdateVideoBody, Video } from './videos.schemas.ts';
+import { VideosRepository, type VideoRow } from './videos.repository.ts';
+
+export function toVideo(row: VideoRow): Video {
+  return {
+    id: row.id,
+    uuid: row.uuid,
+    name: row.name,
+    upload_url: row.upload_url,
+    description: row.description,
+    sync: Boolean(row.sync),
+    audio_gain: row.audio_gain,
+    webhook_url: row.webhook_url,
+    status: row.status,
+    error_message: row.error_message,
+    notes: row.notes,
+    seconds: row.seconds,
+    origin: row.origin,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** A new video row; `status` starts null (the media pipeline moves it on). */
+export function newVideoRow(organizationId: number, attrs: CreateVideoBody, now: number): Insertable<VideosTable> {
+  return {
+    organization_id: organizationId,
+    uuid: newUuid(),
+    name: attrs.name.trim() || attrs.name,
+    upload_url: attrs.upload_url,
+    description: attrs.description ?? null,
+    sync: attrs.sync ?? false,
+    audio_gain: attrs.audio_gain ?? 0,
+    webhook_url: attrs.webhook_url ?? null,
+    notes: attrs.notes ?? null,
+    status: null,
+    error_message: null,
+    origin: 'api',
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+export class VideosService {
+  private readonly videos: VideosRepository;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly signer: UrlSigner,
+  ) {
+    this.videos = new VideosRepository(db);
+  }
+
+  /** Creating a video alone also makes its facade player, as the reference does. */
+  async create(organizationId: number, body: CreateVideoBody): Promise<Video> {
+    return this.db.transaction().execute(async (trx) => {
+      const now = nowSeconds();
+      const video = await this.videos.with(trx).insert(newVideoRow(organizationId, body, now));
+      const player = await new PlayersRepository(trx).insert({
+        organization_id: organizationId,
+        uuid: newUuid(),
+        name: video.name,
+        player_type: 'video_facade',
+        release_date: now,
+        created_at: now,
+        updated_at: now,
+      });
+      await new ChaptersRepository(trx).insert({ organization_id: organizationId, player_id: player.id, video_id: video.id, position: 0, created_at: now, updated_at: now });
+      return toVideo(video);
+    });
+  }
+
+  async get(organizationId: number, id: number): Promise<Video> {
+    const row = await this.videos.find(organizationId, id);
+    if (!row) throw notFound('video', id);
+    return toVideo(row);
+  }
+
+  async list(organizationId: number, query: { per_page?: number; page?: number; query?: string }, cap: number) {
+    const page = pageOf(query, cap);
+    const [rows, total] = await Promise.all([
+      this.videos.list(organizationId, { limit: page.limit, offset: page.offset, query: query.query }),
+      page.paged ? this.videos.count(organizationId, query.query) : Promise.resolve(-1),
+    ]);
+    const items = rows.map(toVideo);
+    // Without per_page the reference answers a bare array; with it, the envelope.
+    return page.paged ? { videos: items, summary: summaryOf(page, total, items.length) } : items;
+  }
+
+  async update(organizationId: number, id: number, body: UpdateVideoBody): Promise<Video> {
+    const current = await this.videos.find(organizationId, id);
+    if (!current) throw notFound('video', id);
+    const changes: Record<string, unknown> = { updated_at: nowSeconds() };
+    for (const [key, value] of Object.entries(body)) if (value !== undefined) changes[key] = value;
+    // A new source means the old processing result no longer describes this video.
+    if (body.upload_url !== undefined && body.upload_url !== current.upload_url) {
+      changes.status = null;
+      changes.error_message = null;
+    }
+    const row = await this.videos.update(organizationId, id, changes);
+    if (!row) throw notFound('video', id);
+    return toVideo(row);
+  }
+
+  /** Deletes the video; its chapters go with it and each affected player's positions stay dense. */
+  async delete(organizationId: number, id: number): Promise<Video> {
+    return this.db.transaction().execute(async (trx) => {
+      const chapters = new ChaptersRepository(trx);
+      const playerIds = await chapters.playerIdsOfVideo(id);
+      const row = await this.videos.with(trx).delete(organizationId, id);
+      if (!row) throw notFound('video', id);
+      const now = nowSeconds();
+      const remaining = await chapters.forPlayers(playerIds);
+      for (const playerId of playerIds) await chapters.renumber(remaining.filter((c) => c.player_id === playerId), now);
+      return toVideo(row);
+    });
+  }
+
+  async files(organizationId: number, id: number, customIdentifier?: string) {
+    const row = await this.videos.find(organizationId, id);
+    if (!row) throw notFound('video', id);
+    const files = await this.videos.files(id, customIdentifier ?? null);
+    const now = nowSeconds();
+    // null until the media pipeline has produced that rendition.
+    const urlOf = (quality: string) => {
+      const file = files.find((f) => f.quality === quality);
+      return file ? this.signer.sign(`/media/files/${file.path}`, now) : null;
+    };
+    return { id: row.id, urls: { sd: urlOf('sd'), hd: urlOf('hd') } };
+  }
+}
