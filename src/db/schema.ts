@@ -166,6 +166,91 @@ export interface IdempotencyKeysTable {
   created_at: number;
 }
 
+export interface UsersTable {
+  id: Generated<number>;
+  organization_id: number;
+  email: string;
+  first_name: Generated<string>;
+  last_name: Generated<string>;
+  role: string;
+  status: Generated<string>;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TeamsTable {
+  id: Generated<number>;
+  organization_id: number;
+  name: string;
+  is_admin: Generated<Bool>;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TeamMembersTable {
+  team_id: number;
+  user_id: number;
+}
+
+export interface AllotmentLimitsTable {
+  organization_id: number;
+  type: string;
+  limit: number;
+  grace_limit: Generated<number>;
+  enforced: Generated<Bool>;
+}
+
+export interface BlacklistedIpRangesTable {
+  id: Generated<number>;
+  organization_id: number;
+  name: string;
+  ip_range: string;
+  range_start: string;
+  range_end: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AccessManagersTable {
+  id: Generated<number>;
+  organization_id: number;
+  player_id: number;
+  enabled: Generated<Bool>;
+  moderator_id: number | null;
+  custom_sender_display_name: string | null;
+  custom_approval_message: string | null;
+  custom_denial_message: string | null;
+  whitelisted_domains_enabled: Generated<Bool>;
+  whitelisted_domains: Generated<string>;
+  max_access_code_uses: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface GdprRequestsTable {
+  id: Generated<number>;
+  organization_id: number;
+  receipt_id: string;
+  request_action: string;
+  email: string;
+  webhook: string | null;
+  new_values: string | null;
+  status: Generated<string>;
+  result: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StakeholderEmailsTable {
+  id: Generated<number>;
+  organization_id: number;
+  recipients: string;
+  subject: string;
+  body: string;
+  player_id: number | null;
+  created_at: number;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_tokens: ApiTokensTable;
@@ -179,4 +264,12 @@ export interface DB {
   video_tags: VideoTagsTable;
   prompts: PromptsTable;
   idempotency_keys: IdempotencyKeysTable;
+  users: UsersTable;
+  teams: TeamsTable;
+  team_members: TeamMembersTable;
+  allotment_limits: AllotmentLimitsTable;
+  blacklisted_ip_ranges: BlacklistedIpRangesTable;
+  access_managers: AccessManagersTable;
+  gdpr_requests: GdprRequestsTable;
+  stakeholder_emails: StakeholderEmailsTable;
 }

@@ -4,15 +4,21 @@ import type { DB } from '../../db/schema.ts';
 export class TokensRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
+  /** The token with the role it acts with: its user's current role when it belongs to a user. */
   findByHash(tokenHash: string) {
     return this.db
       .selectFrom('api_tokens')
-      .select(['id', 'organization_id', 'user_id', 'role'])
-      .where('token_hash', '=', tokenHash)
+      .leftJoin('users', 'users.id', 'api_tokens.user_id')
+      .select(['api_tokens.id', 'api_tokens.organization_id', 'api_tokens.user_id', 'api_tokens.role', 'users.id as live_user_id', 'users.role as user_role'])
+      .where('api_tokens.token_hash', '=', tokenHash)
       .executeTakeFirst();
   }
 
   insert(row: { organization_id: number; role: string; token_hash: string; user_id?: number | null; name?: string | null; created_at: number }) {
     return this.db.insertInto('api_tokens').values(row).returning('id').executeTakeFirstOrThrow();
+  }
+
+  async deleteForUser(userId: number): Promise<void> {
+    await this.db.deleteFrom('api_tokens').where('user_id', '=', userId).execute();
   }
 }

@@ -16,14 +16,18 @@ export class TokensService {
   /** Resolves a presented token to who it acts for, or null when it is unknown. */
   async authenticate(token: string): Promise<AuthContext | null> {
     const row = await this.repo.findByHash(hashToken(token));
-    if (!row || !isRole(row.role)) return null;
-    return { tokenId: row.id, organizationId: row.organization_id, userId: row.user_id, role: row.role };
+    if (!row) return null;
+    // A user's token stops working the moment the user is removed, and follows role changes.
+    if (row.user_id !== null && row.live_user_id === null) return null;
+    const role = row.user_id !== null ? row.user_role : row.role;
+    if (!isRole(role)) return null;
+    return { tokenId: row.id, organizationId: row.organization_id, userId: row.user_id, role };
   }
 
   /** Issues a token; the clear text is returned once and never stored. */
-  async issue(organizationId: number, role: Role, name?: string): Promise<string> {
+  async issue(organizationId: number, role: Role, name?: string, userId: number | null = null): Promise<string> {
     const token = generateToken();
-    await this.repo.insert({ organization_id: organizationId, role, token_hash: hashToken(token), name: name ?? null, created_at: nowSeconds() });
+    await this.repo.insert({ organization_id: organizationId, role, token_hash: hashToken(token), name: name ?? null, user_id: userId, created_at: nowSeconds() });
     return token;
   }
 }
