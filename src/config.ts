@@ -12,6 +12,10 @@ const EnvSchema = Type.Object({
   PUBLIC_URL: Type.Optional(Type.String()),
   PLAYBACK_DOMAIN: Type.Optional(Type.String()),
   EMBED_DOMAIN: Type.Optional(Type.String()),
+  /** What this process runs: the HTTP API, the job worker, or both. */
+  ROLE: Type.Union([Type.Literal('api'), Type.Literal('worker'), Type.Literal('all')], { default: 'all' }),
+  /** Jobs one worker process runs at once. */
+  WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   LOG_LEVEL: Type.Union(
     [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')],
     { default: 'info' },
@@ -27,6 +31,8 @@ const EnvSchema = Type.Object({
 export type Env = Static<typeof EnvSchema>;
 
 export interface Config {
+  role: 'api' | 'worker' | 'all';
+  workerConcurrency: number;
   host: string;
   port: number;
   dataDir: string;
@@ -59,6 +65,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const publicUrl = (e.PUBLIC_URL ?? `http://${hostForUrl}:${e.PORT}`).replace(/\/+$/, '');
   const publicHost = new URL(publicUrl).host;
   return {
+    role: e.ROLE,
+    workerConcurrency: e.WORKER_CONCURRENCY,
     host: e.HOST,
     port: e.PORT,
     dataDir: path.resolve(e.DATA_DIR),

@@ -1,26 +1,40 @@
+import pino from 'pino';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { jobHandlers } from './jobs/handlers.ts';
+import { JobRunner } from './jobs/runner.ts';
 import { bootstrapOwner, openAndMigrate } from './runtime.ts';
 
+/** Entry point: ROLE=api serves HTTP, ROLE=worker runs jobs, ROLE=all (default) does both. */
 async function main() {
   const config = loadConfig();
   const database = await openAndMigrate(config);
-  const token = await bootstrapOwner(config, database);
-  if (token) {
-    // Printed once, on the terminal that started the service; the request log never sees it.
-    process.stdout.write(
-      `\nReelbase created organization "Default".\nOwner token (also in ${config.dataDir}/owner-token): ${token}\n\n`,
-    );
+  const closers: Array<() => Promise<void>> = [];
+
+  if (config.role !== 'worker') {
+    const token = await bootstrapOwner(config, database);
+    if (token) {
+      // Printed once, on the terminal that started the service; the request log never sees it.
+      process.stdout.write(`\nReelbase created organization "Default".\nOwner token (also in ${config.dataDir}/owner-token): ${token}\n\n`);
+    }
+    const app = await buildApp({ config, database });
+    await app.listen({ host: config.host, port: config.port });
+    closers.push(() => app.close());
   }
-  const app = await buildApp({ config, database });
-  await app.listen({ host: config.host, port: config.port });
+
+  if (config.role !== 'api') {
+    const log = pino({ level: config.logLevel });
+    const runner = new JobRunner(database.db, { handlers: jobHandlers({ config, database }), concurrency: config.workerConcurrency, log });
+    runner.start();
+    closers.unshift(() => runner.stop());
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'shutting down');
-    await app.close();
+    process.stderr.write(`reelbase: ${signal}, shutting down\n`);
+    for (const close of closers) await close();
     await database.destroy();
     process.exit(0);
   };

@@ -30,3 +30,11 @@ export function containsCi(column: Expression<unknown>, needle: string): RawBuil
   const escaped = needle.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`);
   return sql<boolean>`lower(${column}) like ${`%${escaped}%`} escape '\\'`;
 }
+
+/**
+ * Row locking for a claim: `FOR UPDATE SKIP LOCKED` on PostgreSQL, so concurrent workers pass over
+ * each other's rows; nothing on SQLite, where a write statement already runs alone.
+ */
+export function skipLocked<QB extends { forUpdate(): QB; skipLocked(): QB }>(db: Kysely<any>, qb: QB): QB {
+  return isPostgres(db) ? qb.forUpdate().skipLocked() : qb;
+}

@@ -1,17 +1,26 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import { isPostgres } from './dialect.ts';
 import * as m0001 from './migrations/0001_initial.ts';
 import * as m0004 from './migrations/0004_accounts.ts';
+import * as m0007 from './migrations/0007_jobs.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0004_accounts': m0004,
+  '0007_jobs': m0007,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {
-  const migrator = new Migrator({ db, provider });
+  // Areas add migrations independently; an older-numbered one arriving later must still apply.
+  // Kysely looks for its migration tables in every PostgreSQL schema unless told which one; name the
+  // current one so that databases sharing a server (tests: one schema per file) do not see each other's.
+  const migrationTableSchema = isPostgres(db)
+    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+    : undefined;
+  const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;
   return result;

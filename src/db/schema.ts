@@ -251,6 +251,21 @@ export interface StakeholderEmailsTable {
   created_at: number;
 }
 
+export interface JobsTable {
+  id: Generated<number>;
+  type: string;
+  payload: Generated<string>;
+  status: Generated<string>;
+  attempts: Generated<number>;
+  max_attempts: Generated<number>;
+  run_at: number;
+  locked_by: string | null;
+  locked_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_tokens: ApiTokensTable;
@@ -272,4 +287,5 @@ export interface DB {
   access_managers: AccessManagersTable;
   gdpr_requests: GdprRequestsTable;
   stakeholder_emails: StakeholderEmailsTable;
+  jobs: JobsTable;
 }
