@@ -1,0 +1,77 @@
+import { Type, type Static } from 'typebox';
+import { PagingQuery, Summary } from '../../http/paging.ts';
+import { ChapterIdSchema, DurationSchema, SecondSchema, WidthSchema } from '../events/events.schemas.ts';
+
+export { IdParams, UuidParams } from '../events/events.schemas.ts';
+
+/** POST /v1/ctas (flat or wrapped in `cta`). */
+export const CtaCreateBody = Type.Object({
+  chapter_id: Type.Optional(Type.Union([ChapterIdSchema, Type.Null()])),
+  second: SecondSchema,
+  duration: Type.Optional(Type.Union([DurationSchema, Type.Null()], { description: 'Required when auto_close is true' })),
+  auto_close: Type.Optional(Type.Boolean({ default: true, description: 'Default true' })),
+  width: WidthSchema,
+  html: Type.String({ description: 'May include JavaScript and forms' }),
+});
+export type CtaCreateBody = Static<typeof CtaCreateBody>;
+
+/** PATCH /v1/ctas/:id: the same attributes and rules as creation, all optional, checked on the merged record. */
+export const CtaUpdateBody = Type.Object({
+  second: Type.Optional(SecondSchema),
+  duration: Type.Optional(Type.Union([DurationSchema, Type.Null()])),
+  auto_close: Type.Optional(Type.Boolean()),
+  width: Type.Optional(WidthSchema),
+  html: Type.Optional(Type.String()),
+});
+export type CtaUpdateBody = Static<typeof CtaUpdateBody>;
+
+/** POST /v1/ctas/default_email_gate. */
+export const EmailGateCreateBody = Type.Object({
+  chapter_id: ChapterIdSchema,
+  is_closeable: Type.Boolean({ description: 'The viewer may skip the gate' }),
+  is_new_contact: Type.Boolean({ description: 'Show the gate only to viewers not yet known as contacts' }),
+});
+export type EmailGateCreateBody = Static<typeof EmailGateCreateBody>;
+
+export const CtaListQuery = Type.Object({ ...PagingQuery });
+export const PlayerCtaListQuery = Type.Object({
+  include_defaults: Type.Optional(Type.Boolean({ description: 'Also return the organization default CTAs' })),
+  ...PagingQuery,
+});
+export type PlayerCtaListQuery = Static<typeof PlayerCtaListQuery>;
+
+const NullableInt = Type.Union([Type.Integer(), Type.Null()]);
+
+export const Cta = Type.Object({
+  id: Type.Integer(),
+  chapter_id: Type.Union([Type.Integer(), Type.Null()], { description: 'null for an organization default CTA' }),
+  second: Type.Integer({ description: '-1 means postroll' }),
+  duration: Type.Union([Type.Integer(), Type.Null()], { description: 'null when never set (auto_close false)' }),
+  auto_close: Type.Boolean(),
+  width: NullableInt,
+  html: Type.String(),
+  created_at: Type.Integer(),
+  updated_at: Type.Integer(),
+});
+export type Cta = Static<typeof Cta>;
+
+/** The default email gate answer: a CTA without `width`. */
+export const EmailGate = Type.Object({
+  id: Type.Integer(),
+  chapter_id: Type.Integer(),
+  second: Type.Integer(),
+  duration: NullableInt,
+  auto_close: Type.Boolean(),
+  html: Type.String(),
+  created_at: Type.Integer(),
+  updated_at: Type.Integer(),
+});
+export type EmailGate = Static<typeof EmailGate>;
+
+export const CtaList = Type.Object({ ctas: Type.Array(Cta), summary: Summary });
+
+export const CtaMeta = Type.Object({
+  max_cta_width: Type.Integer(),
+  num_public_ctas: Type.Integer(),
+  num_draft_ctas: Type.Integer(),
+});
