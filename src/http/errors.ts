@@ -18,10 +18,12 @@ export const ErrorCodes = {
   conflict: { status: 409, message: 'The request conflicts with the current state' },
   idempotency_in_progress: { status: 409, message: 'A request with this Idempotency-Key is still being processed' },
   payload_too_large: { status: 413, message: 'The request body is too large' },
+  range_not_satisfiable: { status: 416, message: 'The requested range is past the end of the file' },
   unsupported_media_type: { status: 415, message: 'The body must be application/json' },
   validation_failed: { status: 422, message: 'The body has wrong attributes' },
   idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was used with a different request' },
   rate_limited: { status: 429, message: 'Too many requests' },
+  mail_unavailable: { status: 503, message: 'The mail server did not accept the message; nothing was sent' },
   internal_error: { status: 500, message: 'Internal server error' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -1,0 +1,87 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { invalidField, notFound } from '../../http/errors.ts';
+import { pageOf, summaryOf } from '../../http/paging.ts';
+import { nowSeconds } from '../../lib/time.ts';
+import { addressKey, CidrError, parseCidr, toKey } from './cidr.ts';
+import { IpRangesRepository, type IpRangeRow } from './ip-ranges.repository.ts';
+import type { BlacklistedIpRange, CreateIpRangeBody } from './ip-ranges.schemas.ts';
+
+export function toIpRange(row: IpRangeRow): BlacklistedIpRange {
+  return {
+    id: row.id,
+    organization_id: row.organization_id,
+    name: row.name,
+    ip_range: row.ip_range,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** Blacklisted IP ranges of an organization, and the check a watch page makes against them. */
+export class IpRangesService {
+  private readonly repo: IpRangesRepository;
+
+  constructor(db: Kysely<DB>) {
+    this.repo = new IpRangesRepository(db);
+  }
+
+  async create(organizationId: number, body: CreateIpRangeBody): Promise<BlacklistedIpRange> {
+    const ipRange = body.ip_range.trim();
+    let range;
+    try {
+      range = parseCidr(ipRange);
+    } catch (e) {
+      if (e instanceof CidrError) throw invalidField('ip_range', e.message);
+      throw e;
+    }
+    const name = body.name === undefined ? ipRange : body.name.trim();
+    if (!name) throw invalidField('name', 'must not be blank');
+    const now = nowSeconds();
+    const row = await this.repo.insert({
+      organization_id: organizationId,
+      name,
+      // Kept as given (the reference answers "192.168.0.1/24"); the range itself is what is stored below.
+      ip_range: ipRange,
+      range_start: toKey(range.start),
+      range_end: toKey(range.end),
+      created_at: now,
+      updated_at: now,
+    });
+    return toIpRange(row);
+  }
+
+  async get(organizationId: number, id: number): Promise<BlacklistedIpRange> {
+    const row = await this.repo.find(organizationId, id);
+    if (!row) throw notFound('blacklisted IP range', id);
+    return toIpRange(row);
+  }
+
+  async list(organizationId: number, query: { per_page?: number; page?: number }, cap: number) {
+    const page = pageOf(query, cap);
+    const [rows, total] = await Promise.all([
+      this.repo.list(organizationId, { limit: page.limit, offset: page.offset }),
+      page.paged ? this.repo.count(organizationId) : Promise.resolve(-1),
+    ]);
+    const items = rows.map(toIpRange);
+    return page.paged ? { blacklisted_ip_ranges: items, summary: summaryOf(page, total, items.length) } : items;
+  }
+
+  /** Deletes the range and answers it as it was. */
+  async delete(organizationId: number, id: number): Promise<BlacklistedIpRange> {
+    const row = await this.repo.find(organizationId, id);
+    if (!row || !(await this.repo.delete(organizationId, id))) throw notFound('blacklisted IP range', id);
+    return toIpRange(row);
+  }
+
+  /**
+   * Whether a client address (IPv4, IPv6 or IPv4-mapped IPv6, as `request.ip` reports it) falls in one
+   * of the organization's blacklisted ranges: a single indexed query. An unparseable address is not
+   * blocked (request.ip always parses).
+   */
+  async isBlocked(organizationId: number, address: string): Promise<boolean> {
+    const key = addressKey(address);
+    if (key === null) return false;
+    return (await this.repo.findCovering(organizationId, key)) !== undefined;
+  }
+}
