@@ -5,9 +5,18 @@ import { isRole, Roles } from './modules/roles/permissions.ts';
 import { OrganizationsService } from './modules/organizations/organizations.service.ts';
 import { TokensService } from './modules/tokens/tokens.service.ts';
 import type { Database } from './db/database.ts';
+import { UsersRepository } from './modules/users/users.repository.ts';
+import { AllotmentsService, isAllotmentType } from './modules/allotments/allotments.service.ts';
+import { AllotmentTypes, MAX_LIMIT } from './modules/allotments/allotments.schemas.ts';
 
 /** Admin CLI. The last line of stdout is always one JSON object, so scripts can `tail -n 1`. */
 const out = (value: object) => process.stdout.write(`${JSON.stringify(value)}\n`);
+
+/** A positive integer id given on the command line. */
+function parseId(value: string, flag: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 2147483647) throw new Error(`${flag} must be a positive integer`);
+  return Number(value);
+}
 
 async function withDatabase<T>(fn: (database: Database) => Promise<T>): Promise<T> {
   const database = await openAndMigrate(loadConfig());
@@ -47,21 +56,62 @@ org
     }),
   );
 
+org
+  .command('limits')
+  .description('set an allotment limit of an organization and print its usage')
+  .requiredOption('--org <id>', 'organization id')
+  .requiredOption('--type <type>', AllotmentTypes.join('|'))
+  .option('--limit <n>', 'limit (0 with enforced false: unlimited)')
+  .option('--grace <n>', 'grace limit: how far past the limit creations are still accepted')
+  .option('--enforced <bool>', 'true|false: refuse creations past limit + grace')
+  .action(async (opts: { org: string; type: string; limit?: string; grace?: string; enforced?: string }) => {
+    // Arguments are checked before the database is opened.
+    const orgId = parseId(opts.org, '--org');
+    const type = opts.type;
+    if (!isAllotmentType(type)) throw new Error(`--type must be one of ${AllotmentTypes.join(', ')}`);
+    const count = (value: string | undefined, flag: string) => {
+      if (value === undefined) return undefined;
+      if (!/^\d+$/.test(value) || Number(value) > MAX_LIMIT) throw new Error(`${flag} must be an integer from 0 to ${MAX_LIMIT}`);
+      return Number(value);
+    };
+    if (opts.enforced !== undefined && opts.enforced !== 'true' && opts.enforced !== 'false') throw new Error('--enforced must be true or false');
+    const change = {
+      limit: count(opts.limit, '--limit'),
+      grace_limit: count(opts.grace, '--grace'),
+      enforced: opts.enforced === undefined ? undefined : opts.enforced === 'true',
+    };
+    await withDatabase(async ({ db }) => {
+      const usage = await new AllotmentsService(db).setLimits(orgId, type, change);
+      out({ organization_id: orgId, type, ...usage });
+    });
+  });
+
 const token = program.command('token').description('API tokens');
 token
   .command('create')
-  .description('create an API token for an organization')
+  .description('create an API token for an organization (with --user: a token acting as that user, with their role)')
   .requiredOption('--org <id>', 'organization id')
-  .requiredOption('--role <role>', `one of ${Roles.join('|')}`)
-  .action((opts: { org: string; role: string }) =>
-    withDatabase(async ({ db }) => {
-      const orgId = Number.parseInt(opts.org, 10);
-      if (!Number.isInteger(orgId)) throw new Error('--org must be an integer');
-      if (!isRole(opts.role)) throw new Error(`--role must be one of ${Roles.join(', ')}`);
+  .option('--role <role>', `one of ${Roles.join('|')} (required without --user; with --user it must be the user's role)`)
+  .option('--user <id>', 'user id: the token acts as this user of the organization and follows their role')
+  .action(async (opts: { org: string; role?: string; user?: string }) => {
+    // Arguments are checked before the database is opened.
+    const orgId = parseId(opts.org, '--org');
+    const userId = opts.user === undefined ? null : parseId(opts.user, '--user');
+    const role = opts.role;
+    if (role !== undefined ? !isRole(role) : userId === null) throw new Error(`--role must be one of ${Roles.join(', ')}`);
+    await withDatabase(async ({ db }) => {
       if (!(await new OrganizationsService(db).findById(orgId))) throw new Error(`no organization ${orgId}`);
-      out({ auth_token: await new TokensService(db).issue(orgId, opts.role, opts.role) });
-    }),
-  );
+      if (userId === null) {
+        if (!isRole(role)) throw new Error(`--role must be one of ${Roles.join(', ')}`);
+        out({ auth_token: await new TokensService(db).issue(orgId, role, role) });
+        return;
+      }
+      const user = await new UsersRepository(db).find(orgId, userId);
+      if (!user || !isRole(user.role)) throw new Error(`no user ${userId} in organization ${orgId}`);
+      if (role !== undefined && role !== user.role) throw new Error(`--role ${role} is not the role of user ${userId} (${user.role})`);
+      out({ auth_token: await new TokensService(db).issue(orgId, user.role, `user ${userId}`, userId), user_id: userId, role: user.role });
+    });
+  });
 
 program
   .parseAsync(process.argv)

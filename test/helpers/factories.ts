@@ -16,8 +16,8 @@ export interface OrgContext {
 }
 
 /** A new organization with an owner token; the setup step of most tests. */
-export async function createOrg(t: TestApp, name = unique('Org')): Promise<OrgContext> {
-  const { organization, token } = await new OrganizationsService(t.database.db).createWithOwner(name);
+export async function createOrg(t: TestApp, name = unique('Org'), parentId: number | null = null): Promise<OrgContext> {
+  const { organization, token } = await new OrganizationsService(t.database.db).createWithOwner(name, parentId);
   return {
     organizationId: organization.id,
     token,
@@ -42,4 +42,22 @@ export async function createPlayer(api: Client, overrides: Record<string, unknow
   });
   if (res.status !== 201) throw new Error(`createPlayer failed: ${res.status} ${res.raw}`);
   return res.body;
+}
+
+/** A user invited through the API (POST /v1/users); answers the User resource. */
+export async function createUser(api: Client, overrides: Record<string, unknown> = {}) {
+  const res = await api.post('/dashboard/v1/users', {
+    email: `${unique('user').replace(/\W+/g, '.')}@example.com`,
+    first_name: 'Test',
+    last_name: 'User',
+    role_id: 4,
+    ...overrides,
+  });
+  if (res.status !== 201) throw new Error(`createUser failed: ${res.status} ${res.raw}`);
+  return res.body;
+}
+
+/** A client whose token acts as the user `userId` (follows the user's role; stops when the user is removed). */
+export async function userClient(t: TestApp, organizationId: number, userId: number, role: Role): Promise<Client> {
+  return client(t.app, await new TokensService(t.database.db).issue(organizationId, role, `user ${userId}`, userId));
 }

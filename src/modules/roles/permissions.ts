@@ -30,6 +30,18 @@ export const RolePermissions: Record<Role, ReadonlySet<Permission>> = {
   viewer: new Set(viewer),
 };
 
+/** Stable public ids of the roles (`/v1/roles/:id`, users' `role_id`). */
+export const RoleIds: Record<Role, number> = { owner: 1, admin: 2, editor: 3, viewer: 4 };
+
+export function roleById(id: number): Role | undefined {
+  return Roles.find((r) => RoleIds[r] === id);
+}
+
+/** Roles ordered by power: a role may grant only roles at most as powerful as itself. */
+export function outranksOrEquals(role: Role, other: Role): boolean {
+  return RoleIds[role] <= RoleIds[other];
+}
+
 export function isRole(value: unknown): value is Role {
   return typeof value === 'string' && (Roles as readonly string[]).includes(value);
 }

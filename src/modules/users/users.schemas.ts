@@ -1,0 +1,54 @@
+import { Type, type Static } from 'typebox';
+import { PagingQuery, Summary } from '../../http/paging.ts';
+import { Timestamps } from '../../http/schemas.ts';
+
+export const NAME_MAX = 255;
+export const EMAIL_MAX = 254;
+
+const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
+const RoleId = Type.Integer({ minimum: 1, maximum: 4, description: '1 owner, 2 admin, 3 editor, 4 viewer (GET /v1/roles)' });
+const PersonName = Type.String({ maxLength: NAME_MAX, pattern: '^[^\\u0000-\\u001F\\u007F]*$' });
+const Email = Type.String({ minLength: 3, maxLength: EMAIL_MAX, format: 'email', description: 'Stored lower-case; unique in the organization' });
+
+export const User = Type.Object({
+  id: Type.Integer(),
+  email: Type.String(),
+  first_name: Type.String(),
+  last_name: Type.String(),
+  role_id: Type.Integer(),
+  role: Type.String({ description: 'owner, admin, editor or viewer' }),
+  ...Timestamps,
+});
+export type User = Static<typeof User>;
+
+export const UserListQuery = Type.Object({
+  ...PagingQuery,
+  query: Type.Optional(
+    Type.String({ maxLength: NAME_MAX, pattern: '^[^\\u0000]*$', description: 'Users whose first_name, last_name or email starts with this (case-insensitive)' }),
+  ),
+});
+export type UserListQuery = Static<typeof UserListQuery>;
+
+export const UserList = Type.Union([Type.Array(User), Type.Object({ users: Type.Array(User), summary: Summary })], {
+  description: 'A bare array without per_page, {users, summary} with it',
+});
+
+export const RoleUsersParams = Type.Object({ role_id: Id });
+export const RoleUserParams = Type.Object({ role_id: Id, id: Id });
+
+export const CreateUserBody = Type.Object({
+  email: Email,
+  first_name: Type.Optional(PersonName),
+  last_name: Type.Optional(PersonName),
+  role_id: Type.Optional(RoleId),
+});
+export type CreateUserBody = Static<typeof CreateUserBody>;
+
+export const UpdateUserBody = Type.Object({
+  id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Identifies the user (or email)' })),
+  email: Type.Optional(Type.String({ minLength: 1, maxLength: EMAIL_MAX, description: 'Identifies the user (or id); case-insensitive' })),
+  first_name: Type.Optional(PersonName),
+  last_name: Type.Optional(PersonName),
+  role_id: Type.Optional(RoleId),
+});
+export type UpdateUserBody = Static<typeof UpdateUserBody>;
