@@ -184,6 +184,18 @@ describe.each(dialects)('players, chapters and videos on %s', (dialect) => {
     expect((await editor.post(`${P}/players`, { name: 'yes' })).status).toBe(201);
   });
 
+  it('refuses a player past an enforced embeds allotment, creating nothing', async () => {
+    const o = await createOrg(t);
+    const set = await o.api.patch(`${P}/organizations/${o.organizationId}`, { allotments: { embeds: { limit: 1, grace_limit: 1, enforced: true } } });
+    expect(set.status).toBe(200);
+    expect((await o.api.post(`${P}/players`, { name: 'one' })).status).toBe(201);
+    expect((await o.api.post(`${P}/players`, { name: 'two' })).status).toBe(201);
+    const third = await o.api.post(`${P}/players`, { name: 'three' });
+    expect(third.status).toBe(403);
+    expect(third.body.code).toBe('allotment_exceeded');
+    expect((await o.api.get(`${P}/players`)).body.map((p: any) => p.name)).toEqual(['one', 'two']);
+  });
+
   it('manages chapters: create at a position, move, read, delete, keeping positions dense', async () => {
     const p = await createPlayer(org.api, {}, 2);
     const created = await org.api.post(`${P}/chapters`, { player_id: p.id, position: 0, video_attributes: { name: 'Front', upload_url: 'https://x.test/f.mp4' } });

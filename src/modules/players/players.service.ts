@@ -8,6 +8,7 @@ import { ChaptersRepository, type ChapterRow } from '../chapters/chapters.reposi
 import { ChapterWriter, placeAt, toChapter } from '../chapters/chapters.service.ts';
 import type { NestedChapterInput } from '../chapters/chapters.schemas.ts';
 import { VideosRepository } from '../videos/videos.repository.ts';
+import { reserveAllotment } from '../allotments/allotments.service.ts';
 import { PlayersRepository, type PlayerRow } from './players.repository.ts';
 import type { CreatePlayerBody, Player, UpdatePlayerBody } from './players.schemas.ts';
 
@@ -110,6 +111,8 @@ export class PlayersService {
 
   async create(organizationId: number, body: CreatePlayerBody): Promise<Player> {
     return this.db.transaction().execute(async (trx) => {
+      // A new player is embeddable, so it takes one unit of the embeds allotment.
+      await reserveAllotment(trx, organizationId, 'embeds');
       const now = nowSeconds();
       const row = await this.players.with(trx).insert({
         ...onlyKnown(settingsColumns(body)),
