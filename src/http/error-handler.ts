@@ -44,6 +44,26 @@ const fastifyCodes: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
 };
 
+/**
+ * A PostgreSQL "data exception" (SQLSTATE class 22: numeric value out of range, NUL in text, …) is
+ * always caused by a value the client sent that a schema let through: a 422, never a 5xx. Matched by
+ * shape so that this file stays free of driver imports.
+ */
+function isDataException(error: unknown): boolean {
+  const e = error as { code?: unknown; severity?: unknown } | null;
+  return typeof e?.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code) && typeof e.severity === 'string';
+}
+
+/**
+ * Errors Fastify raises before routing (a malformed percent-encoding in the path, a path parameter
+ * longer than maxParamLength): answered in the same shape, with X-Request-Id, like every other error.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id);
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendError(reply, 'not_found');
+  return sendError(reply, 'bad_request', error.code === 'FST_ERR_BAD_URL' ? 'The URL is not valid' : undefined);
+}
+
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof AppError) return sendError(reply, error.code, error.message, error.details);
@@ -58,6 +78,7 @@ export function registerErrorHandling(app: FastifyInstance) {
     const mapped = fe.code ? fastifyCodes[fe.code] : undefined;
     if (mapped) return sendError(reply, mapped, mapped === 'invalid_json' ? ErrorCodes.invalid_json.message : fe.message);
     if (error instanceof SyntaxError) return sendError(reply, 'invalid_json');
+    if (isDataException(error)) return sendError(reply, 'validation_failed', 'A value is out of the range the service can store');
     const status = fe.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       const code = (Object.entries(ErrorCodes).find(([, v]) => v.status === status)?.[0] ?? 'bad_request') as ErrorCode;

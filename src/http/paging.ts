@@ -3,7 +3,8 @@ import { Type, type Static } from 'typebox';
 /** `per_page` 1..200 (more is a 422); `page` ≥ 1, meaningful only with per_page. */
 export const PagingQuery = {
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: 'Items per page (1..200)' })),
-  page: Type.Optional(Type.Integer({ minimum: 1, description: 'Page number, default 1; applies only with per_page' })),
+  // Bounded so that (page - 1) * per_page stays a safe integer and fits a SQL OFFSET.
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Page number, default 1; applies only with per_page' })),
 };
 
 export const Summary = Type.Object({

@@ -1,5 +1,21 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError } from './errors.ts';
+import { AppError, invalidField, notFound } from './errors.ts';
+
+/**
+ * Text with a NUL character cannot be stored by PostgreSQL (SQLite would keep it): refused on every
+ * dialect alike. Returns the dotted path of the first string (or key) holding one, else null.
+ */
+export function nulPath(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return value.includes('\0') ? path || '(body)' : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+    const at = path ? `${path}.${key}` : key;
+    if (key.includes('\0')) return at;
+    const found = nulPath(inner, at);
+    if (found) return found;
+  }
+  return null;
+}
 
 /**
  * Query strings: `a[]=x&a[]=y`, `a=x&a=y` (arrays) and `a=x,y` (split when the route's schema declares
@@ -29,17 +45,29 @@ export function registerRequestParsing(app: FastifyInstance) {
   // An empty body with a JSON content type is an empty object (DELETE clients send one); anything
   // else must be a JSON value, parsed with prototype-poisoning protection.
   const defaultJson = app.getDefaultJsonParser('error', 'error');
+  // Bodies are JSON only: without this, Fastify's built-in text/plain parser would hand a string to
+  // the body schema (a 422) where the media type is what is wrong (a 415).
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, {});
     defaultJson(request, text, (err: Error | null, value?: unknown) => {
       if (err) return done(new AppError('invalid_json'), undefined);
+      // In JSON text a NUL can only be written as the escape \u0000: walk the value only then.
+      const nul = text.includes('\\u0000') ? nulPath(value) : null;
+      if (nul) return done(invalidField(nul, 'must not contain NUL characters'), undefined);
       done(null, value);
     });
   });
 
   app.addHook('preValidation', async (request) => {
+    // A POST/PATCH sent without any body is an empty object, so the schema names the missing fields.
+    if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+    const params = request.params as Record<string, unknown> | undefined;
+    if (params) for (const value of Object.values(params)) if (typeof value === 'string' && value.includes('\0')) throw notFound('record');
     const query = request.query as Record<string, unknown> | undefined;
+    const badQuery = query ? nulPath(query) : null;
+    if (badQuery) throw invalidField(badQuery.replace(/\.\d+$/, ''), 'must not contain NUL characters');
     const props = (request.routeOptions.schema?.querystring as SchemaLike | undefined)?.properties;
     if (query && props) {
       for (const [key, schema] of Object.entries(props)) {

@@ -18,7 +18,11 @@ export interface TestApp {
 }
 
 /** A fresh app on a fresh database: in-memory SQLite, or a PostgreSQL schema of its own. */
-export async function createTestApp(dialect: DialectName, env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(
+  dialect: DialectName,
+  env: Record<string, string> = {},
+  options: { logStream?: { write(line: string): void } } = {},
+): Promise<TestApp> {
   const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/tmp/reelbase-test', PUBLIC_URL: 'http://reelbase.test', SIGNING_SECRET: 'test-signing-secret-0123456789', ...env });
   let database: Database;
   let dropSchema = async () => {};
@@ -40,7 +44,7 @@ export async function createTestApp(dialect: DialectName, env: Record<string, st
     database = openDatabase({ sqlitePath: ':memory:' });
   }
   await migrateToLatest(database.db);
-  const app = await buildApp({ config, database });
+  const app = await buildApp({ config, database, logStream: options.logStream });
   return {
     app,
     database,

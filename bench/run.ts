@@ -1,0 +1,219 @@
+/**
+ * `npm run bench`: throughput and p99 latency of an authenticated `GET /dashboard/v1/ctas/:id` on the
+ * real server, against a bare node:http server answering the same JSON body.
+ *
+ * Each server runs in a child process of its own (bench/server.ts, bench/baseline.ts); autocannon runs
+ * here. SQLite always; PostgreSQL too when BENCH_DATABASE_URL / TEST_DATABASE_URL is set, or when
+ * postgres://postgres@127.0.0.1:5432/test answers (a fresh schema, dropped afterwards).
+ *
+ * Targets: reelbase/baseline req/s ratio ≥ 0.7, and p99 < 10 ms.
+ * Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50), BENCH_STRICT=1 (exit 1 on FAIL).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import autocannon, { type Result } from 'autocannon';
+import pg from 'pg';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const WARMUP = Math.min(3, Math.max(1, Math.round(DURATION / 4)));
+const TARGET_RATIO = 0.7;
+const TARGET_P99_MS = 10;
+const DEFAULT_PG = 'postgres://postgres@127.0.0.1:5432/test';
+
+interface Started {
+  child: ChildProcess;
+  info: Record<string, any>;
+}
+
+/** Starts a bench server script and waits for its one JSON line on stdout. */
+function startChild(script: string, env: Record<string, string | undefined>): Promise<Started> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, script)], {
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const timer = setTimeout(() => reject(new Error(`${script} did not start within 60 s`)), 60_000);
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    readline.createInterface({ input: child.stdout! }).once('line', (line) => {
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      resolve({ child, info: JSON.parse(line) });
+    });
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => (clearTimeout(timer), resolve()));
+    child.kill('SIGTERM');
+  });
+}
+
+async function api(base: string, token: string, method: string, url: string, body?: unknown) {
+  const res = await fetch(`${base}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, text, json: () => JSON.parse(text) };
+}
+
+/**
+ * An organization's player with a chapter and a CTA on it; answers the path to measure (the CTA, or the
+ * player while the CTA module is not mounted) and the JSON body it answers.
+ */
+async function seed(base: string, token: string): Promise<{ path: string; body: string; note?: string }> {
+  const player = await api(base, token, 'POST', '/dashboard/v1/players', {
+    player: {
+      name: 'Bench player',
+      chapters_attributes: [{ position: 0, video_attributes: { name: 'Bench video', upload_url: 'https://media.example.com/bench.mp4' } }],
+    },
+  });
+  if (player.status !== 201) throw new Error(`creating the player failed: ${player.status} ${player.text}`);
+  const p = player.json();
+  const cta = await api(base, token, 'POST', '/dashboard/v1/ctas', {
+    chapter_id: p.chapters_attributes[0].id,
+    second: 5,
+    duration: 10,
+    width: 300,
+    html: '<b>hi</b>',
+  });
+  let target: string;
+  let note: string | undefined;
+  if (cta.status === 201) {
+    target = `/dashboard/v1/ctas/${cta.json().id}`;
+  } else if (cta.status === 404 && cta.json().code === 'route_not_found') {
+    target = `/dashboard/v1/players/${p.id}`;
+    note = 'POST /dashboard/v1/ctas is not mounted yet: measured GET /dashboard/v1/players/:id instead';
+  } else {
+    throw new Error(`creating the CTA failed: ${cta.status} ${cta.text}`);
+  }
+  const read = await api(base, token, 'GET', target);
+  if (read.status !== 200) throw new Error(`GET ${target} failed: ${read.status} ${read.text}`);
+  return { path: target, body: read.text, note };
+}
+
+interface Measurement {
+  label: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function measure(label: string, url: string, headers: Record<string, string> = {}): Promise<Measurement> {
+  await autocannon({ url, connections: CONNECTIONS, duration: WARMUP, headers });
+  const r: Result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
+  const m = { label, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+  process.stderr.write(`  ${label}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms${m.non2xx || m.errors ? `, ${m.non2xx} non-2xx, ${m.errors} errors` : ''}\n`);
+  return m;
+}
+
+/** Starts Reelbase on one database, seeds it, measures the CTA read; stops it again. */
+async function measureReelbase(label: string, env: Record<string, string | undefined>) {
+  const server = await startChild('server.ts', env);
+  try {
+    const base = `http://127.0.0.1:${server.info.port}`;
+    const target = await seed(base, server.info.token);
+    const m = await measure(label, `${base}${target.path}`, { authorization: `Bearer ${server.info.token}` });
+    return { m, target };
+  } finally {
+    await stopChild(server.child);
+  }
+}
+
+async function postgresUrl(): Promise<{ url: string | null; why?: string }> {
+  const url = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || DEFAULT_PG;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return { url };
+  } catch (err) {
+    return { url: null, why: `${url.replace(/\/\/[^@/]*@/, '//***@')} unreachable (${(err as Error).message})` };
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function withSchema<T>(url: string, run: (schema: string) => Promise<T>): Promise<T> {
+  const schema = `bench_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(`create schema ${schema}`);
+    return await run(schema);
+  } finally {
+    await admin.query(`drop schema if exists ${schema} cascade`).catch(() => {});
+    await admin.end();
+  }
+}
+
+const pad = (s: string, n: number) => s.padEnd(n);
+const num = (n: number, digits = 0) => n.toFixed(digits).padStart(9);
+
+async function main() {
+  process.stderr.write(`Reelbase bench: ${CONNECTIONS} connections, ${DURATION} s per run (after ${WARMUP} s warm-up), ${os.cpus().length} CPUs, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-bench-'));
+  const notes: string[] = [];
+  const rows: Array<{ m: Measurement; ratio: number | null }> = [];
+  let failed = false;
+  try {
+    const sqlite = await measureReelbase('reelbase sqlite', { DATA_DIR: dataDir, DATABASE_URL: '' });
+    if (sqlite.target.note) notes.push(sqlite.target.note);
+
+    const baselineServer = await startChild('baseline.ts', { BENCH_BODY: sqlite.target.body });
+    let baseline: Measurement;
+    try {
+      baseline = await measure('node:http baseline', `http://127.0.0.1:${baselineServer.info.port}${sqlite.target.path}`);
+    } finally {
+      await stopChild(baselineServer.child);
+    }
+    rows.push({ m: baseline, ratio: null }, { m: sqlite.m, ratio: sqlite.m.rps / baseline.rps });
+
+    const pgTarget = await postgresUrl();
+    if (pgTarget.url) {
+      const url = pgTarget.url;
+      const postgres = await withSchema(url, (schema) =>
+        measureReelbase('reelbase postgres', { DATA_DIR: path.join(dataDir, 'pg'), DATABASE_URL: url, BENCH_PG_SCHEMA: schema }),
+      );
+      rows.push({ m: postgres.m, ratio: postgres.m.rps / baseline.rps });
+    } else {
+      notes.push(`PostgreSQL skipped: ${pgTarget.why}`);
+    }
+
+    const path0 = sqlite.target.path.replace(/\d+$/, ':id');
+    console.log(`\nGET ${path0} (Bearer), ${CONNECTIONS} connections, ${DURATION} s`);
+    console.log(`${pad('server', 22)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'ratio'.padStart(9)}   ratio≥${TARGET_RATIO}  p99<${TARGET_P99_MS}ms`);
+    console.log('-'.repeat(86));
+    for (const { m, ratio } of rows) {
+      const ratioOk = ratio === null ? null : ratio >= TARGET_RATIO;
+      const p99Ok = ratio === null ? null : m.p99 < TARGET_P99_MS;
+      const clean = m.non2xx === 0 && m.errors === 0;
+      if (ratioOk === false || p99Ok === false || !clean) failed = true;
+      console.log(
+        `${pad(m.label, 22)}${num(m.rps)}${num(m.p50, 1)}${num(m.p99, 1)}${ratio === null ? '        -' : num(ratio, 2)}   ${pad(ratioOk === null ? '' : ratioOk ? 'PASS' : 'FAIL', 10)}${p99Ok === null ? '' : p99Ok ? 'PASS' : 'FAIL'}${clean ? '' : `   (${m.non2xx} non-2xx, ${m.errors} errors)`}`,
+      );
+    }
+    for (const note of notes) console.log(`note: ${note}`);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (failed && process.env.BENCH_STRICT === '1') process.exitCode = 1;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,43 @@
+/**
+ * The Reelbase API as the bench runs it: the real app (buildApp) on a fresh database, listening on a
+ * random port, request log off. Prints one JSON line {port, token} (an owner token of a new
+ * organization) and serves until SIGTERM.
+ *
+ * Env: DATA_DIR (SQLite file under it), or DATABASE_URL + BENCH_PG_SCHEMA (a schema of its own).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { OrganizationsService } from '../src/modules/organizations/organizations.service.ts';
+import { ensureSigningSecret } from '../src/runtime.ts';
+
+async function main() {
+  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0' });
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  ensureSigningSecret(config);
+  const database = config.databaseUrl
+    ? openDatabase({ url: config.databaseUrl, pgSchema: process.env.BENCH_PG_SCHEMA, poolSize: 10 })
+    : openDatabase({ sqlitePath: path.join(config.dataDir, 'reelbase.sqlite') });
+  await migrateToLatest(database.db);
+  const { token } = await new OrganizationsService(database.db).createWithOwner('Bench');
+  const app = await buildApp({ config, database });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as AddressInfo;
+  process.stdout.write(`${JSON.stringify({ port, token })}\n`);
+  const stop = async () => {
+    await app.close();
+    await database.destroy();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
