@@ -14,12 +14,12 @@ export type Chapter = Static<typeof Chapter>;
 
 /** A chapter's video: an existing one by `video_id`, or a new one from `video_attributes`. */
 export const ChapterVideoInput = {
-  video_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  video_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })),
   video_attributes: Type.Optional(Type.Object(VideoAttributes)),
 };
 
 export const NestedChapterInput = Type.Object({
-  id: Type.Optional(Type.Integer({ minimum: 1 })),
+  id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })),
   position: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
   _destroy: Type.Optional(Type.Boolean()),
   ...ChapterVideoInput,
@@ -27,7 +27,7 @@ export const NestedChapterInput = Type.Object({
 export type NestedChapterInput = Static<typeof NestedChapterInput>;
 
 export const CreateChapterBody = Type.Object({
-  player_id: Type.Integer({ minimum: 1 }),
+  player_id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
   position: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
   ...ChapterVideoInput,
 });

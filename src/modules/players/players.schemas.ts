@@ -38,6 +38,9 @@ export const Player = Type.Object({
 });
 export type Player = Static<typeof Player>;
 
+/** Unix seconds up to the end of year 9999. */
+const MAX_SECONDS = 253_402_300_799;
+
 const Hex = Type.String({ pattern: '^#?[0-9a-fA-F]{6}$' });
 
 /** Settings a client may write on create and update. */
@@ -52,8 +55,8 @@ export const PlayerSettings = {
   height: Type.Optional(Type.Integer({ minimum: 1, maximum: 4320 })),
   width: Type.Optional(Type.Integer({ minimum: 1, maximum: 7680 })),
   playlist_always_open: Type.Optional(Type.Boolean()),
-  release_date: Type.Optional(Type.Integer({ minimum: 0 })),
-  expiry_date: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+  release_date: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_SECONDS })),
+  expiry_date: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: MAX_SECONDS }))),
   redirect_url: Type.Optional(Nullable(HttpUrl)),
   redirect_whole_page: Type.Optional(Type.Boolean()),
   color: Type.Optional(Hex),
