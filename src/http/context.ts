@@ -25,6 +25,8 @@ declare module 'fastify' {
     wrap?: string;
     /** Answer with a `Deprecation` header. */
     deprecated?: boolean;
+    /** A media file (not JSON): served whatever the Accept header asks (no 406). */
+    media?: boolean;
   }
   interface FastifyRequest {
     auth: AuthContext;

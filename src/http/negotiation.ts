@@ -42,6 +42,7 @@ function rowsOf(payload: unknown, key: string): unknown[] {
 export function registerNegotiation(app: FastifyInstance) {
   app.decorateRequest('responseFormat', 'json');
   app.addHook('onRequest', async (request: FastifyRequest) => {
+    if (request.routeOptions.config.media) return;
     const isList = request.routeOptions.config.list !== undefined;
     const format = chooseFormat(request.headers.accept, isList);
     if (!format) throw new AppError('not_acceptable');

@@ -4,7 +4,7 @@ import { invalidField, notFound } from '../../http/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { PlayersRepository } from '../players/players.repository.ts';
 import { VideosRepository, type VideoRow } from '../videos/videos.repository.ts';
-import { newVideoRow, toVideo } from '../videos/videos.service.ts';
+import { insertVideo, type newVideoRow, toVideo } from '../videos/videos.service.ts';
 import { ChaptersRepository, type ChapterRow } from './chapters.repository.ts';
 import type { Chapter, CreateChapterBody, UpdateChapterBody } from './chapters.schemas.ts';
 
@@ -36,7 +36,7 @@ export class ChapterWriter {
   readonly videos: VideosRepository;
 
   constructor(
-    trx: Kysely<DB>,
+    private readonly trx: Kysely<DB>,
     private readonly organizationId: number,
     private readonly now: number,
   ) {
@@ -50,7 +50,7 @@ export class ChapterWriter {
       if (!video) throw invalidField(`${field}video_id`, 'does not name a video of this organization');
       return video;
     }
-    if (input.video_attributes) return this.videos.insert(newVideoRow(this.organizationId, input.video_attributes, this.now));
+    if (input.video_attributes) return insertVideo(this.trx, this.organizationId, input.video_attributes, this.now);
     throw invalidField(`${field}video_attributes`, 'is required (or video_id)');
   }
 

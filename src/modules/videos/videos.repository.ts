@@ -46,10 +46,4 @@ export class VideosRepository {
   delete(organizationId: number, id: number): Promise<VideoRow | undefined> {
     return this.db.deleteFrom('videos').where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
   }
-
-  files(videoId: number, customIdentifier: string | null) {
-    let q = this.db.selectFrom('video_files').select(['quality', 'path']).where('video_id', '=', videoId);
-    q = customIdentifier === null ? q.where('custom_identifier', 'is', null) : q.where('custom_identifier', '=', customIdentifier);
-    return q.execute();
-  }
 }

@@ -2,15 +2,27 @@ import { Type } from 'typebox';
 import type { App, Deps } from '../../http/context.ts';
 import { Summary } from '../../http/paging.ts';
 import { IdParams } from '../../http/schemas.ts';
-import { UrlSigner } from '../../media/signed-urls.ts';
-import { CreateVideoBody, UpdateVideoBody, Video, VideoFiles, VideoFilesQuery, VideoListQuery } from './videos.schemas.ts';
+import { createMedia } from '../../media/media.ts';
+import {
+  CreateVideoBody,
+  DeleteFileSetQuery,
+  RegisterFileSetBody,
+  UpdateVideoBody,
+  Video,
+  VideoFiles,
+  VideoFileSet,
+  VideoFilesQuery,
+  VideoListQuery,
+} from './videos.schemas.ts';
 import { VideosService } from './videos.service.ts';
+import { VideoMediaService } from './video-media.service.ts';
 
 const tags = ['videos'];
 
 export default async function videosRoutes(app: App, { database, config }: Deps) {
-  if (!config.signingSecret) throw new Error('config.signingSecret must be resolved before the app is built');
-  const videos = new VideosService(database.db, new UrlSigner(config.signingSecret, config.publicUrl));
+  const media = createMedia(config);
+  const videos = new VideosService(database.db, media.store);
+  const videoMedia = new VideoMediaService(database.db, media);
 
   app.post('/v1/videos', {
     config: { wrap: 'video' },
@@ -53,5 +65,31 @@ export default async function videosRoutes(app: App, { database, config }: Deps)
       querystring: VideoFilesQuery,
       response: { 200: VideoFiles },
     },
-  }, async (req) => videos.files(req.auth.organizationId, req.params.id, req.query.custom_identifier));
+  }, async (req) => videoMedia.files(req.auth.organizationId, req.params.id, req.query.custom_identifier));
+
+  app.post('/v1/videos/:id/files', {
+    config: { wrap: 'file_set' },
+    schema: {
+      tags,
+      summary: 'Register an alternative file set (custom_identifier) whose sd/hd renditions are fetched from URLs',
+      params: IdParams,
+      body: RegisterFileSetBody,
+      response: { 202: VideoFileSet },
+    },
+  }, async (req, reply) => reply.code(202).send(await videoMedia.registerSet(req.auth.organizationId, req.params.id, req.body)));
+
+  app.get('/v1/videos/:id/file_sets', {
+    config: { list: '' },
+    schema: { tags, summary: 'The custom file sets of a video, with their status', params: IdParams, response: { 200: Type.Array(VideoFileSet) } },
+  }, async (req) => videoMedia.listSets(req.auth.organizationId, req.params.id));
+
+  app.delete('/v1/videos/:id/files', {
+    schema: {
+      tags,
+      summary: 'Remove a custom file set and its files',
+      params: IdParams,
+      querystring: DeleteFileSetQuery,
+      response: { 200: VideoFileSet },
+    },
+  }, async (req) => videoMedia.deleteSet(req.auth.organizationId, req.params.id, req.query.custom_identifier));
 }

@@ -50,3 +50,26 @@ export const VideoFiles = Type.Object({
 export const VideoFilesQuery = Type.Object({
   custom_identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
 });
+
+/** POST /v1/videos/:id/files: registers an alternative file set fetched from the given URLs. */
+export const RegisterFileSetBody = Type.Object({
+  custom_identifier: Type.String({ minLength: 1, maxLength: 255 }),
+  sd_url: Type.Optional(HttpUrl),
+  hd_url: Type.Optional(HttpUrl),
+});
+export type RegisterFileSetBody = Static<typeof RegisterFileSetBody>;
+
+export const VideoFileSet = Type.Object({
+  id: Type.Integer({ description: 'video id' }),
+  custom_identifier: Type.String(),
+  sd_url: Nullable(Type.String({ description: 'source of the sd rendition' })),
+  hd_url: Nullable(Type.String({ description: 'source of the hd rendition' })),
+  status: Type.String({ description: 'processing, ready or error' }),
+  error_message: Nullable(Type.String()),
+  ...Timestamps,
+});
+export type VideoFileSet = Static<typeof VideoFileSet>;
+
+export const DeleteFileSetQuery = Type.Object({
+  custom_identifier: Type.String({ minLength: 1, maxLength: 255 }),
+});

@@ -2,13 +2,14 @@ import type { Insertable, Kysely } from 'kysely';
 import type { DB, VideosTable } from '../../db/schema.ts';
 import { notFound } from '../../http/errors.ts';
 import { pageOf, summaryOf } from '../../http/paging.ts';
-import { UrlSigner } from '../../media/signed-urls.ts';
+import type { FileStore } from '../../media/file-store.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { newUuid } from '../../lib/tokens.ts';
 import { ChaptersRepository } from '../chapters/chapters.repository.ts';
 import { PlayersRepository } from '../players/players.repository.ts';
 import type { CreateVideoBody, UpdateVideoBody, Video } from './videos.schemas.ts';
 import { VideosRepository, type VideoRow } from './videos.repository.ts';
+import { enqueueDelete, enqueueProcessing, videoPrefix } from './video-jobs.ts';
 
 export function toVideo(row: VideoRow): Video {
   return {
@@ -30,7 +31,7 @@ export function toVideo(row: VideoRow): Video {
   };
 }
 
-/** A new video row; `status` starts null (the media pipeline moves it on). */
+/** A new video row; `status` starts null (the media pipeline moves it on). Use insertVideo to create one. */
 export function newVideoRow(organizationId: number, attrs: CreateVideoBody, now: number): Insertable<VideosTable> {
   return {
     organization_id: organizationId,
@@ -50,12 +51,25 @@ export function newVideoRow(organizationId: number, attrs: CreateVideoBody, now:
   };
 }
 
+/**
+ * Creates a video and queues its processing, in the caller's transaction: every path that makes a
+ * video (POST /v1/videos, nested video_attributes of players and chapters) goes through here.
+ * `status` stays null (queued) until a worker starts processing it (docs/media.md).
+ */
+export async function insertVideo(trx: Kysely<DB>, organizationId: number, attrs: CreateVideoBody, now: number): Promise<VideoRow> {
+  const video = await new VideosRepository(trx).insert(newVideoRow(organizationId, attrs, now));
+  await enqueueProcessing(trx, video.id, video.media_version);
+  return video;
+}
+
+const WRITABLE = ['name', 'upload_url', 'description', 'sync', 'audio_gain', 'webhook_url', 'notes'] as const satisfies ReadonlyArray<keyof UpdateVideoBody>;
+
 export class VideosService {
   private readonly videos: VideosRepository;
 
   constructor(
     private readonly db: Kysely<DB>,
-    private readonly signer: UrlSigner,
+    private readonly store: FileStore,
   ) {
     this.videos = new VideosRepository(db);
   }
@@ -64,7 +78,7 @@ export class VideosService {
   async create(organizationId: number, body: CreateVideoBody): Promise<Video> {
     return this.db.transaction().execute(async (trx) => {
       const now = nowSeconds();
-      const video = await this.videos.with(trx).insert(newVideoRow(organizationId, body, now));
+      const video = await insertVideo(trx, organizationId, body, now);
       const player = await new PlayersRepository(trx).insert({
         organization_id: organizationId,
         uuid: newUuid(),
@@ -97,44 +111,51 @@ export class VideosService {
   }
 
   async update(organizationId: number, id: number, body: UpdateVideoBody): Promise<Video> {
-    const current = await this.videos.find(organizationId, id);
-    if (!current) throw notFound('video', id);
-    const changes: Record<string, unknown> = { updated_at: nowSeconds() };
-    for (const [key, value] of Object.entries(body)) if (value !== undefined) changes[key] = value;
-    // A new source means the old processing result no longer describes this video.
-    if (body.upload_url !== undefined && body.upload_url !== current.upload_url) {
-      changes.status = null;
-      changes.error_message = null;
-    }
-    const row = await this.videos.update(organizationId, id, changes);
-    if (!row) throw notFound('video', id);
-    return toVideo(row);
-  }
-
-  /** Deletes the video; its chapters go with it and each affected player's positions stay dense. */
-  async delete(organizationId: number, id: number): Promise<Video> {
     return this.db.transaction().execute(async (trx) => {
-      const chapters = new ChaptersRepository(trx);
-      const playerIds = await chapters.playerIdsOfVideo(id);
-      const row = await this.videos.with(trx).delete(organizationId, id);
+      const videos = this.videos.with(trx);
+      const current = await videos.find(organizationId, id);
+      if (!current) throw notFound('video', id);
+      const changes: Record<string, unknown> = { updated_at: nowSeconds() };
+      // Only the writable attributes (a body may also carry auth_token or unknown keys).
+      for (const key of WRITABLE) if (body[key] !== undefined) changes[key] = body[key];
+      if (typeof body.name === 'string') changes.name = body.name.trim() || body.name;
+      // A new source starts a new version: queued again (status null), processed by a new job; a
+      // job still working on the old version cannot publish. The old files play until the new are ready.
+      const newSource = body.upload_url !== undefined && body.upload_url !== current.upload_url;
+      if (newSource) {
+        changes.status = null;
+        changes.error_message = null;
+        changes.media_version = current.media_version + 1;
+      }
+      const row = await videos.update(organizationId, id, changes);
       if (!row) throw notFound('video', id);
-      const now = nowSeconds();
-      const remaining = await chapters.forPlayers(playerIds);
-      for (const playerId of playerIds) await chapters.renumber(remaining.filter((c) => c.player_id === playerId), now);
+      if (newSource) await enqueueProcessing(trx, row.id, row.media_version);
       return toVideo(row);
     });
   }
 
-  async files(organizationId: number, id: number, customIdentifier?: string) {
-    const row = await this.videos.find(organizationId, id);
-    if (!row) throw notFound('video', id);
-    const files = await this.videos.files(id, customIdentifier ?? null);
-    const now = nowSeconds();
-    // null until the media pipeline has produced that rendition.
-    const urlOf = (quality: string) => {
-      const file = files.find((f) => f.quality === quality);
-      return file ? this.signer.sign(`/media/files/${file.path}`, now) : null;
-    };
-    return { id: row.id, urls: { sd: urlOf('sd'), hd: urlOf('hd') } };
+  /**
+   * Deletes the video; its chapters go with it and each affected player's positions stay dense.
+   * Its files leave the store right after the commit (and, should that fail, through a queued
+   * `media.delete` job).
+   */
+  async delete(organizationId: number, id: number): Promise<Video> {
+    const row = await this.db.transaction().execute(async (trx) => {
+      const chapters = new ChaptersRepository(trx);
+      const playerIds = await chapters.playerIdsOfVideo(id);
+      const deleted = await this.videos.with(trx).delete(organizationId, id);
+      if (!deleted) throw notFound('video', id);
+      const now = nowSeconds();
+      const remaining = await chapters.forPlayers(playerIds);
+      for (const playerId of playerIds) await chapters.renumber(remaining.filter((c) => c.player_id === playerId), now);
+      return deleted;
+    });
+    const prefix = videoPrefix(row.uuid);
+    try {
+      await this.store.delete(prefix);
+    } catch {
+      await enqueueDelete(this.db, [prefix]);
+    }
+    return toVideo(row);
   }
 }
