@@ -18,6 +18,8 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
 import pg from 'pg';
+import { runMediaBench } from './media.ts';
+import { printLiveBench, runLiveBench } from './live.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -209,6 +211,17 @@ async function main() {
     for (const note of notes) console.log(`note: ${note}`);
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  // BENCH_ONLY=api|media|live runs one part; by default all three run, one after the other.
+  const only = process.env.BENCH_ONLY;
+  if (!only || only === 'media') {
+    const rows = await runMediaBench();
+    if (rows.some((r) => !r.pass)) failed = true;
+  }
+  if (!only || only === 'live') {
+    const live = await runLiveBench();
+    printLiveBench(live);
+    if (!live.pass) failed = true;
   }
   if (failed && process.env.BENCH_STRICT === '1') process.exitCode = 1;
 }

@@ -5,7 +5,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { App } from './http/context.ts';
 import { registerAuth } from './http/auth.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { loggerOptions } from './http/logging.ts';
 import { registerNegotiation } from './http/negotiation.ts';
@@ -13,24 +13,29 @@ import { registerOpenApi } from './http/openapi.ts';
 import { parseQueryString, registerRequestParsing, stripJsonSuffix } from './http/request-parsing.ts';
 import { registerValidation } from './http/validation.ts';
 import { dashboardModules } from './modules/index.ts';
+import mediaFilesRoutes from './modules/media-files/media-files.routes.ts';
+import livePlaybackRoutes from './modules/live/live-playback.routes.ts';
 import { IdempotencyService } from './modules/idempotency/idempotency.service.ts';
 import { TokensService } from './modules/tokens/tokens.service.ts';
 
 export interface AppDeps {
   config: Config;
   database: Database;
+  /** Where the request log goes (default stdout); tests capture it to check what is logged. */
+  logStream?: { write(line: string): void };
 }
 
 /** The whole HTTP app, without listening: tests inject into it, server.ts listens. */
-export async function buildApp({ config, database }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, database, logStream }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: loggerOptions(config.logLevel),
+    logger: loggerOptions(config.logLevel, logStream),
     bodyLimit: config.bodyLimit,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     },
     rewriteUrl: (req) => stripJsonSuffix(req.url ?? '/'),
+    frameworkErrors,
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -57,6 +62,10 @@ export async function buildApp({ config, database }: AppDeps): Promise<FastifyIn
     },
     { prefix: '/dashboard' },
   );
+  // Stored media by signed URL, outside /dashboard (docs/media.md).
+  await app.register(async (root) => mediaFilesRoutes(root as App, deps));
+  // Live HLS playback by player UUID, outside /dashboard (docs/live.md).
+  await app.register(async (root) => livePlaybackRoutes(root as App, deps));
   await app.ready();
   return app;
 }

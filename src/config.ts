@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
@@ -26,6 +27,33 @@ const EnvSchema = Type.Object({
   SIGNING_SECRET: Type.Optional(Type.String({ minLength: 16 })),
   /** Lists without per_page return at most this many items. */
   LIST_DEFAULT_CAP: Type.Integer({ minimum: 1, default: 1000 }),
+  /** Media (docs/media.md): hosts fetched even on private addresses ("host" or "host:port", comma-separated). */
+  UPLOAD_ALLOWED_HOSTS: Type.String({ default: '' }),
+  /** Largest source (upload_url, custom renditions) fetched, in bytes. */
+  MAX_UPLOAD_BYTES: Type.Integer({ minimum: 1, default: 2_147_483_648 }),
+  /** Longest a source download may take, in seconds. */
+  UPLOAD_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 1800 }),
+  FFMPEG_PATH: Type.Optional(Type.String()),
+  FFPROBE_PATH: Type.Optional(Type.String()),
+  /** Where media files live; default DATA_DIR/media. */
+  MEDIA_DIR: Type.Optional(Type.String()),
+  /** Lifetime of signed media URLs, in seconds. */
+  MEDIA_URL_TTL_SECONDS: Type.Integer({ minimum: 60, default: 21_600 }),
+  /** smtp(s)://[user:pass@]host[:port]: outgoing mail goes through it; unset, into DATA_DIR/outbox. */
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^[sS][mM][tT][pP][sS]?://' })),
+  /** Sender of outgoing mail, `address` or `Name <address>`. Default: Reelbase <no-reply@host of PUBLIC_URL>. */
+  MAIL_FROM: Type.Optional(Type.String({ minLength: 3, maxLength: 320 })),
+  /** Stakeholder emails one organization may send per sliding hour (0 disables them). */
+  STAKEHOLDER_EMAILS_PER_HOUR: Type.Integer({ minimum: 0, maximum: 100_000, default: 10 }),
+  /** Live streams (docs/live.md): RTMP ingest port (0 = no ingest in this process) and bind address (default HOST). */
+  RTMP_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 1935 }),
+  RTMP_HOST: Type.Optional(Type.String()),
+  /** Host named in live streams' ingest_url (default: the host name of PUBLIC_URL). */
+  INGEST_HOST: Type.Optional(Type.String()),
+  /** A publisher that reconnects within this many seconds continues the same broadcast. */
+  LIVE_RECONNECT_WINDOW_SECONDS: Type.Number({ minimum: 0, maximum: 3600, default: 30 }),
+  /** How often the health of an incoming live stream is sampled, in seconds. */
+  LIVE_HEALTH_INTERVAL_SECONDS: Type.Number({ minimum: 0.2, maximum: 60, default: 5 }),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -45,9 +73,26 @@ export interface Config {
   listDefaultCap: number;
   /** Resolved at start-up (runtime.ts) when not configured. */
   signingSecret?: string;
+  /** Media (docs/media.md). */
+  uploadAllowedHosts: string[];
+  maxUploadBytes: number;
+  uploadTimeoutMs: number;
+  ffmpegPath: string;
+  ffprobePath: string;
+  mediaDir: string;
+  mediaUrlTtlSeconds: number;
+  smtpUrl?: string;
+  mailFrom: string;
+  stakeholderEmailsPerHour: number;
+  /** Live streams (docs/live.md). */
+  live: { rtmpPort: number; rtmpHost: string; ingestHost: string; reconnectWindowSeconds: number; healthIntervalSeconds: number };
 }
 
 export class ConfigError extends Error {}
+
+const requireFromHere = createRequire(import.meta.url);
+/** ffmpeg/ffprobe come from npm packages (DESIGN §1); FFMPEG_PATH/FFPROBE_PATH override them. */
+const installedBinary = (pkg: string) => (requireFromHere(pkg) as { path: string }).path;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const raw: Record<string, unknown> = {};
@@ -78,5 +123,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimit: e.BODY_LIMIT,
     listDefaultCap: e.LIST_DEFAULT_CAP,
     signingSecret: e.SIGNING_SECRET,
+    uploadAllowedHosts: e.UPLOAD_ALLOWED_HOSTS.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
+    maxUploadBytes: e.MAX_UPLOAD_BYTES,
+    uploadTimeoutMs: e.UPLOAD_TIMEOUT_SECONDS * 1000,
+    ffmpegPath: e.FFMPEG_PATH ?? installedBinary('@ffmpeg-installer/ffmpeg'),
+    ffprobePath: e.FFPROBE_PATH ?? installedBinary('@ffprobe-installer/ffprobe'),
+    mediaDir: path.resolve(e.MEDIA_DIR ?? path.join(e.DATA_DIR, 'media')),
+    mediaUrlTtlSeconds: e.MEDIA_URL_TTL_SECONDS,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM ?? `Reelbase <no-reply@${new URL(publicUrl).hostname}>`,
+    stakeholderEmailsPerHour: e.STAKEHOLDER_EMAILS_PER_HOUR,
+    live: {
+      rtmpPort: e.RTMP_PORT,
+      rtmpHost: e.RTMP_HOST ?? e.HOST,
+      ingestHost: e.INGEST_HOST ?? new URL(publicUrl).hostname,
+      reconnectWindowSeconds: e.LIVE_RECONNECT_WINDOW_SECONDS,
+      healthIntervalSeconds: e.LIVE_HEALTH_INTERVAL_SECONDS,
+    },
   };
 }

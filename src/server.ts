@@ -3,6 +3,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { jobHandlers } from './jobs/handlers.ts';
 import { JobRunner } from './jobs/runner.ts';
+import { LiveIngest } from './live/ingest.ts';
 import { bootstrapOwner, openAndMigrate } from './runtime.ts';
 
 /** Entry point: ROLE=api serves HTTP, ROLE=worker runs jobs, ROLE=all (default) does both. */
@@ -20,6 +21,12 @@ async function main() {
     const app = await buildApp({ config, database });
     await app.listen({ host: config.host, port: config.port });
     closers.push(() => app.close());
+    if (config.live.rtmpPort > 0) {
+      // The RTMP ingest of live streams runs with the API (docs/live.md); closed first on shutdown.
+      const ingest = new LiveIngest(config, database, pino({ level: config.logLevel }));
+      await ingest.start();
+      closers.unshift(() => ingest.stop());
+    }
   }
 
   if (config.role !== 'api') {

@@ -38,3 +38,26 @@ export function containsCi(column: Expression<unknown>, needle: string): RawBuil
 export function skipLocked<QB extends { forUpdate(): QB; skipLocked(): QB }>(db: Kysely<any>, qb: QB): QB {
   return isPostgres(db) ? qb.forUpdate().skipLocked() : qb;
 }
+
+/**
+ * Serialises the writers of one organization's allotment-limited resources (users, teams, embeds):
+ * on PostgreSQL the organization row is locked until the transaction ends (FOR NO KEY UPDATE, so that
+ * inserts referencing the organization elsewhere are not blocked); SQLite transactions are already
+ * serialised, so nothing is needed there. Call it first inside the transaction.
+ */
+export async function lockOrganization(trx: Kysely<any>, organizationId: number): Promise<void> {
+  if (!isPostgres(trx)) return;
+  await sql`select id from organizations where id = ${organizationId} for no key update`.execute(trx);
+}
+
+/** A unique-constraint violation (SQLite SQLITE_CONSTRAINT_UNIQUE / PostgreSQL 23505), matched by shape. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: unknown } | null;
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** A foreign-key violation (SQLite SQLITE_CONSTRAINT_FOREIGNKEY / PostgreSQL 23503), matched by shape. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const e = error as { code?: unknown } | null;
+  return e?.code === '23503' || e?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}

@@ -2,13 +2,23 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, typ
 import { isPostgres } from './dialect.ts';
 import * as m0001 from './migrations/0001_initial.ts';
 import * as m0004 from './migrations/0004_accounts.ts';
+import * as m0005 from './migrations/0005_accounts_more.ts';
+import * as m0006 from './migrations/0006_security_mail.ts';
 import * as m0007 from './migrations/0007_jobs.ts';
+import * as m0010 from './migrations/0010_live.ts';
+import * as m0009 from './migrations/0009_captions.ts';
+import * as m0008 from './migrations/0008_media.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0004_accounts': m0004,
+  '0005_accounts_more': m0005,
+  '0006_security_mail': m0006,
   '0007_jobs': m0007,
+  '0010_live': m0010,
+  '0009_captions': m0009,
+  '0008_media': m0008,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

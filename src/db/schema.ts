@@ -82,6 +82,11 @@ export interface VideosTable {
   origin: string | null;
   created_at: number;
   updated_at: number;
+  /** Incremented when upload_url changes; only the processing job of the current version publishes. */
+  media_version: Generated<number>;
+  /** Source display dimensions, once probed. */
+  width: number | null;
+  height: number | null;
 }
 
 export interface VideoFilesTable {
@@ -91,6 +96,44 @@ export interface VideoFilesTable {
   quality: string;
   path: string;
   created_at: number;
+  width: number | null;
+  height: number | null;
+  bytes: number | null;
+  content_type: string | null;
+}
+
+export interface ThumbnailsTable {
+  id: Generated<number>;
+  organization_id: number;
+  video_id: number;
+  uuid: string;
+  /** 'generated' | 'custom' */
+  kind: string;
+  /** File-store key, when the image is stored here. */
+  path: string | null;
+  /** External URL, for a custom thumbnail that is not stored here. */
+  url: string | null;
+  millisecond: number | null;
+  width: number | null;
+  height: number | null;
+  selected: Generated<Bool>;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface VideoFileSetsTable {
+  id: Generated<number>;
+  organization_id: number;
+  video_id: number;
+  custom_identifier: string;
+  sd_url: string | null;
+  hd_url: string | null;
+  /** 'processing' | 'ready' | 'error' */
+  status: Generated<string>;
+  error_message: string | null;
+  version: Generated<number>;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface ChaptersTable {
@@ -249,6 +292,11 @@ export interface StakeholderEmailsTable {
   body: string;
   player_id: number | null;
   created_at: number;
+  /** sending | sent | failed (0006). */
+  status: Generated<string>;
+  sent_at: number | null;
+  message_id: string | null;
+  error: string | null;
 }
 
 export interface JobsTable {
@@ -266,12 +314,80 @@ export interface JobsTable {
   updated_at: number;
 }
 
+export interface CaptionsTable {
+  id: Generated<number>;
+  organization_id: number;
+  video_id: number;
+  language: string;
+  status: string;
+  is_default: Generated<Bool>;
+  notes: string | null;
+  source_format: string | null;
+  source_url: string | null;
+  content: string | null;
+  formatted_text: string | null;
+  plain_text: string | null;
+  cue_count: Generated<number>;
+  error_message: string | null;
+  error_line: number | null;
+  revision: Generated<number>;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Live streams (docs/live.md): the ingest credentials, shared by a recurring stream's instances. */
+export interface LiveStreamsTable {
+  id: Generated<number>;
+  organization_id: number;
+  recurring: Generated<Bool>;
+  stream_key: string;
+  backup_key: string | null;
+  has_redundant_streams: Generated<Bool>;
+  deleted_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One broadcast of a live stream, with its own player and video. */
+export interface LiveStreamInstancesTable {
+  id: Generated<number>;
+  organization_id: number;
+  stream_id: number;
+  player_id: number | null;
+  video_id: number | null;
+  player_uuid: string;
+  name: string;
+  description: Generated<string>;
+  tags: Generated<string>;
+  search_text: Generated<string>;
+  status: Generated<string>;
+  segment_length: Generated<number>;
+  dvr_enabled: Generated<Bool>;
+  disable_notifications: Generated<Bool>;
+  email: string | null;
+  air_date: number | null;
+  start_time: number | null;
+  end_time: number | null;
+  vod_created_at: number | null;
+  ingest_session: string | null;
+  ingest_heartbeat_at: number | null;
+  primary_session: string | null;
+  backup_session: string | null;
+  health_primary: string | null;
+  health_backup: string | null;
+  health_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_tokens: ApiTokensTable;
   players: PlayersTable;
   videos: VideosTable;
   video_files: VideoFilesTable;
+  thumbnails: ThumbnailsTable;
+  video_file_sets: VideoFileSetsTable;
   chapters: ChaptersTable;
   events: EventsTable;
   tags: TagsTable;
@@ -288,4 +404,7 @@ export interface DB {
   gdpr_requests: GdprRequestsTable;
   stakeholder_emails: StakeholderEmailsTable;
   jobs: JobsTable;
+  live_streams: LiveStreamsTable;
+  live_stream_instances: LiveStreamInstancesTable;
+  captions: CaptionsTable;
 }

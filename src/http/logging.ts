@@ -1,6 +1,7 @@
 import type { FastifyServerOptions } from 'fastify';
 
-const SECRET_QUERY_KEYS = new Set(['auth_token', 'token']);
+// Signed media URLs work until they expire, so their signatures are as secret as tokens.
+const SECRET_QUERY_KEYS = new Set(['auth_token', 'token', 'signature']);
 
 /**
  * auth_token must never reach a log: query values are masked, and no body or Authorization is logged.
