@@ -58,11 +58,13 @@ export class JobRunner {
   /** Runs until no due job is left (tests and the CLI use it). */
   async drain(): Promise<void> {
     for (;;) {
-      const claimed = await this.claimOne();
-      if (!claimed) {
-        if (this.running.size === 0) return;
-        await Promise.race([...this.running.values()].map((r) => r.done));
+      if (await this.claimOne()) continue;
+      if (this.running.size === 0) {
+        // A job re-queued while that claim ran was not due at its instant; all have settled now.
+        if (await this.claimOne()) continue;
+        return;
       }
+      await Promise.race([...this.running.values()].map((r) => r.done));
     }
   }
 
