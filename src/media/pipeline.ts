@@ -1,3 +1,4 @@
+import type { FileStore } from './file-store.ts';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { ffmpeg, probe, ToolError, type ProbeResult } from './ffmpeg.ts';
@@ -93,4 +94,20 @@ async function existing(shots: ThumbnailFile[]): Promise<ThumbnailFile[]> {
     if (stat && stat.size > 0) found.push(shot);
   }
   return found;
+}
+
+/** Puts a processing result's renditions and thumbnails into the store under `folder`; answers their keys. */
+export async function storeResult(store: FileStore, folder: string, result: PipelineResult): Promise<{ renditions: string[]; thumbnails: string[] }> {
+  const keys = { renditions: [] as string[], thumbnails: [] as string[] };
+  for (const r of result.renditions) {
+    const key = `${folder}/${r.quality}.mp4`;
+    await store.put(key, r.file);
+    keys.renditions.push(key);
+  }
+  for (const [i, t] of result.thumbnails.entries()) {
+    const key = `${folder}/thumbnail-${i}.jpg`;
+    await store.put(key, t.file);
+    keys.thumbnails.push(key);
+  }
+  return keys;
 }

@@ -5,7 +5,7 @@ import { liveDir } from '../../live/paths.ts';
 import { buildRecording } from '../../live/recording.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { createMedia } from '../../media/media.ts';
-import { processSource } from '../../media/pipeline.ts';
+import { processSource, storeResult } from '../../media/pipeline.ts';
 import { LiveRepository } from '../../modules/live/live.repository.ts';
 import { VideoMediaService } from '../../modules/videos/video-media.service.ts';
 import { VideosRepository } from '../../modules/videos/videos.repository.ts';
@@ -49,17 +49,7 @@ export function liveRecordHandler({ config, database }: { config: Config; databa
       if (segments === 0) throw new PermanentJobError('The broadcast recorded no media');
       const result = await processSource({ ffmpegPath: config.ffmpegPath, ffprobePath: config.ffprobePath, source, workDir: work.dir, audioGainDb: video.audio_gain, signal: ctx.signal });
       folder = service.newRunFolder(video, version.version);
-      const keys = { renditions: [] as string[], thumbnails: [] as string[] };
-      for (const r of result.renditions) {
-        const key = `${folder}/${r.quality}.mp4`;
-        await media.store.put(key, r.file);
-        keys.renditions.push(key);
-      }
-      for (const [i, t] of result.thumbnails.entries()) {
-        const key = `${folder}/thumbnail-${i}.jpg`;
-        await media.store.put(key, t.file);
-        keys.thumbnails.push(key);
-      }
+      const keys = await storeResult(media.store, folder, result);
       const published = await service.completeProcessing(version, folder, result, keys);
       await finish(instance.id, published);
     } catch (err) {

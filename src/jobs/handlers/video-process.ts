@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { createMedia } from '../../media/media.ts';
-import { processSource } from '../../media/pipeline.ts';
+import { processSource, storeResult } from '../../media/pipeline.ts';
 import type { VideoProcessPayload } from '../../modules/videos/video-jobs.ts';
 import { VideoMediaService } from '../../modules/videos/video-media.service.ts';
 import { safeDownload } from '../../net/safe-fetch.ts';
@@ -43,17 +43,7 @@ export function videoProcessHandler({ config, database }: { config: Config; data
         signal: ctx.signal,
       });
       folder = service.newRunFolder(video, payload.version);
-      const keys = { renditions: [] as string[], thumbnails: [] as string[] };
-      for (const r of result.renditions) {
-        const key = `${folder}/${r.quality}.mp4`;
-        await media.store.put(key, r.file);
-        keys.renditions.push(key);
-      }
-      for (const [i, t] of result.thumbnails.entries()) {
-        const key = `${folder}/thumbnail-${i}.jpg`;
-        await media.store.put(key, t.file);
-        keys.thumbnails.push(key);
-      }
+      const keys = await storeResult(media.store, folder, result);
       await service.completeProcessing(payload, folder, result, keys);
     } catch (err) {
       if (folder) await service.removeFolders([folder]);

@@ -24,22 +24,6 @@ export class LiveRepository {
     return new LiveRepository(db);
   }
 
-  /** True when `id` is `viewerId` or one of its descendants (a token of a parent sees its children). */
-  async isVisibleOrganization(viewerId: number, id: number): Promise<boolean> {
-    const row = await this.db
-      .withRecursive('up(id, parent_id)', (db) =>
-        db
-          .selectFrom('organizations')
-          .select(['id', 'parent_id'])
-          .where('id', '=', id)
-          .union(db.selectFrom('organizations as o').innerJoin('up', 'up.parent_id', 'o.id').select(['o.id', 'o.parent_id'])),
-      )
-      .selectFrom('up')
-      .select('up.id')
-      .where('up.id', '=', viewerId)
-      .executeTakeFirst();
-    return row !== undefined;
-  }
 
   async organizationFeatures(id: number): Promise<string | null> {
     const row = await this.db.selectFrom('organizations').select('features').where('id', '=', id).executeTakeFirst();

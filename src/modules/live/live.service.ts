@@ -10,6 +10,7 @@ import { liveSignals } from '../../live/signals.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { newUuid } from '../../lib/tokens.ts';
 import { ChaptersRepository } from '../chapters/chapters.repository.ts';
+import { OrganizationsRepository } from '../organizations/organizations.repository.ts';
 import { PlayersRepository } from '../players/players.repository.ts';
 import { can } from '../roles/permissions.ts';
 import { VideosRepository } from '../videos/videos.repository.ts';
@@ -145,12 +146,14 @@ function hasFeature(features: string | null, name: string): boolean {
 /** The rules of the live stream API (docs/live.md). */
 export class LiveService {
   private readonly repo: LiveRepository;
+  private readonly organizations: OrganizationsRepository;
 
   constructor(
     private readonly db: Kysely<DB>,
     private readonly config: Config,
   ) {
     this.repo = new LiveRepository(db);
+    this.organizations = new OrganizationsRepository(db);
   }
 
   private rtmpUrl(app: string): string {
@@ -160,7 +163,7 @@ export class LiveService {
 
   /** Only the token's organization or its descendants; any other is answered as missing. */
   private async organization(auth: AuthContext, organizationId: number): Promise<void> {
-    if (!(await this.repo.isVisibleOrganization(auth.organizationId, organizationId))) throw notFound('organization', organizationId);
+    if (!(await this.organizations.isVisible(auth.organizationId, organizationId))) throw notFound('organization', organizationId);
   }
 
   private async instance(auth: AuthContext, organizationId: number, id: number): Promise<LiveInstanceRow> {
