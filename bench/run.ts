@@ -187,6 +187,15 @@ async function main() {
     }
     rows.push({ m: baseline, ratio: null }, { m: sqlite.m, ratio: sqlite.m.rps / baseline.rps });
 
+    // Context, not a target: what a bare Fastify route reaches against the same baseline.
+    const floorServer = await startChild('baseline.ts', { BENCH_BODY: sqlite.target.body, BENCH_BASELINE: 'fastify' });
+    try {
+      const floor = await measure('bare fastify (context)', `http://127.0.0.1:${floorServer.info.port}${sqlite.target.path}`);
+      notes.push(`a bare Fastify route answering the same body reaches ${Math.round(floor.rps)} req/s, ratio ${(floor.rps / baseline.rps).toFixed(2)} of node:http`);
+    } finally {
+      await stopChild(floorServer.child);
+    }
+
     const pgTarget = await postgresUrl();
     if (pgTarget.url) {
       const url = pgTarget.url;

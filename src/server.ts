@@ -23,9 +23,17 @@ async function main() {
     closers.push(() => app.close());
     if (config.live.rtmpPort > 0) {
       // The RTMP ingest of live streams runs with the API (docs/live.md); closed first on shutdown.
-      const ingest = new LiveIngest(config, database, pino({ level: config.logLevel }));
-      await ingest.start();
-      closers.unshift(() => ingest.stop());
+      const log = pino({ level: config.logLevel });
+      const ingest = new LiveIngest(config, database, log);
+      try {
+        await ingest.start();
+        closers.unshift(() => ingest.stop());
+      } catch (err) {
+        // A second instance on one machine must still serve its API: only live ingest is unavailable.
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+        log.warn({ port: config.live.rtmpPort }, 'live: RTMP port in use, ingest disabled in this process (set RTMP_PORT)');
+        await ingest.stop().catch(() => {});
+      }
     }
   }
 

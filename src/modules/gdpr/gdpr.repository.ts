@@ -1,0 +1,105 @@
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { DB, GdprRequestsTable } from '../../db/schema.ts';
+
+export type GdprRequestRow = Selectable<GdprRequestsTable>;
+
+/** Queries of the GDPR area: the requests, and every table of an organization that holds a person's email. */
+export class GdprRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  with(db: Kysely<DB>) {
+    return new GdprRepository(db);
+  }
+
+  insert(row: Insertable<GdprRequestsTable>): Promise<GdprRequestRow> {
+    return this.db.insertInto('gdpr_requests').values(row).returningAll().executeTakeFirstOrThrow();
+  }
+
+  findByReceipt(organizationId: number, receiptId: string): Promise<GdprRequestRow | undefined> {
+    return this.db.selectFrom('gdpr_requests').selectAll().where('organization_id', '=', organizationId).where('receipt_id', '=', receiptId).executeTakeFirst();
+  }
+
+  find(id: number): Promise<GdprRequestRow | undefined> {
+    return this.db.selectFrom('gdpr_requests').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async update(id: number, values: Updateable<GdprRequestsTable>): Promise<void> {
+    await this.db.updateTable('gdpr_requests').set(values).where('id', '=', id).execute();
+  }
+
+  /** Users are stored with a lower-case email, unique in the organization. */
+  findUser(organizationId: number, email: string) {
+    return this.db.selectFrom('users').selectAll().where('organization_id', '=', organizationId).where('email', '=', email).executeTakeFirst();
+  }
+
+  teamsOf(userId: number) {
+    return this.db
+      .selectFrom('team_members')
+      .innerJoin('teams', 'teams.id', 'team_members.team_id')
+      .select(['teams.id', 'teams.name', 'teams.is_admin'])
+      .where('team_members.user_id', '=', userId)
+      .orderBy('teams.id')
+      .execute();
+  }
+
+  tokensOf(userId: number) {
+    return this.db.selectFrom('api_tokens').select(['id', 'name', 'role', 'created_at']).where('user_id', '=', userId).orderBy('id').execute();
+  }
+
+  moderatedBy(organizationId: number, userId: number) {
+    return this.db
+      .selectFrom('access_managers')
+      .innerJoin('players', 'players.id', 'access_managers.player_id')
+      .select(['access_managers.id', 'access_managers.player_id', 'players.uuid as player_uuid'])
+      .where('access_managers.organization_id', '=', organizationId)
+      .where('access_managers.moderator_id', '=', userId)
+      .orderBy('access_managers.id')
+      .execute();
+  }
+
+  async clearModerator(organizationId: number, userId: number): Promise<void> {
+    await this.db.updateTable('access_managers').set({ moderator_id: null }).where('organization_id', '=', organizationId).where('moderator_id', '=', userId).execute();
+  }
+
+  async deleteUser(organizationId: number, userId: number): Promise<void> {
+    await this.db.deleteFrom('api_tokens').where('organization_id', '=', organizationId).where('user_id', '=', userId).execute();
+    await this.db.deleteFrom('team_members').where('user_id', '=', userId).execute();
+    await this.db.deleteFrom('users').where('organization_id', '=', organizationId).where('id', '=', userId).execute();
+  }
+
+  async updateUser(organizationId: number, userId: number, values: Updateable<DB['users']>): Promise<void> {
+    await this.db.updateTable('users').set(values).where('organization_id', '=', organizationId).where('id', '=', userId).execute();
+  }
+
+  /** One page of the organization's stakeholder emails, by id (recipients are a JSON list, matched in code). */
+  stakeholderEmailsPage(organizationId: number, afterId: number, limit: number) {
+    return this.db
+      .selectFrom('stakeholder_emails')
+      .select(['id', 'recipients', 'subject', 'body', 'player_id', 'status', 'created_at', 'sent_at'])
+      .where('organization_id', '=', organizationId)
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  }
+
+  async setRecipients(id: number, recipients: string[]): Promise<void> {
+    await this.db.updateTable('stakeholder_emails').set({ recipients: JSON.stringify(recipients) }).where('id', '=', id).execute();
+  }
+
+  /** Live stream instances whose creator email is `email` (case-insensitive). */
+  liveInstances(organizationId: number, email: string) {
+    return this.db
+      .selectFrom('live_stream_instances')
+      .select(['id', 'stream_id', 'name', 'player_uuid', 'email', 'status', 'created_at'])
+      .where('organization_id', '=', organizationId)
+      .where((eb) => eb(eb.fn('lower', ['email']), '=', email))
+      .orderBy('id')
+      .execute();
+  }
+
+  async setLiveInstanceEmail(organizationId: number, ids: number[], email: string | null, now: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.updateTable('live_stream_instances').set({ email, updated_at: now }).where('organization_id', '=', organizationId).where('id', 'in', ids).execute();
+  }
+}
