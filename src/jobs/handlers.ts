@@ -14,6 +14,9 @@ import { liveCleanupHandler } from './handlers/live-cleanup.ts';
 import { liveNotifyHandler } from './handlers/live-notify.ts';
 import { liveRecordHandler } from './handlers/live-record.ts';
 import { LIVE_CLEANUP_JOB, LIVE_NOTIFY_JOB, LIVE_RECORD_JOB } from '../modules/live/live.service.ts';
+import { gdprProcessHandler } from './handlers/gdpr-process.ts';
+import { gdprWebhookHandler } from './handlers/gdpr-webhook.ts';
+import { GDPR_PROCESS_JOB, GDPR_WEBHOOK_JOB } from '../modules/gdpr/gdpr.service.ts';
 
 /**
  * The job types this build runs, one handler per type. Areas add theirs here (transcoding, webhook
@@ -30,5 +33,7 @@ export function jobHandlers(deps: { config: Config; database: Database }): Recor
     [LIVE_RECORD_JOB]: liveRecordHandler(deps),
     [LIVE_NOTIFY_JOB]: liveNotifyHandler(deps),
     [LIVE_CLEANUP_JOB]: liveCleanupHandler(deps),
+    [GDPR_PROCESS_JOB]: gdprProcessHandler(deps),
+    [GDPR_WEBHOOK_JOB]: gdprWebhookHandler(deps),
   };
 }

@@ -1,0 +1,291 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { isUniqueViolation } from '../../db/dialect.ts';
+import { invalidField, notFound } from '../../http/errors.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import { nowSeconds } from '../../lib/time.ts';
+import { isRole, outranksOrEquals, type Role } from '../roles/permissions.ts';
+import { toUser } from '../users/users.service.ts';
+import { GdprRepository, type GdprRequestRow } from './gdpr.repository.ts';
+import type { CreateGdprRequestBody, GdprAction, GdprNewValues, GdprRequestStatus } from './gdpr.schemas.ts';
+
+export const GDPR_PROCESS_JOB = 'gdpr.process';
+export const GDPR_WEBHOOK_JOB = 'gdpr.webhook';
+/** Webhook deliveries: with the queue's backoff (capped at one hour) about a day of retries (as the other webhooks). */
+export const GDPR_WEBHOOK_ATTEMPTS = 30;
+
+/** The process job carries only ids: the email stays in the request row (not copied into the queue). */
+export interface GdprProcessPayload {
+  requestId: number;
+  /** Role of the token that filed the request: it may not erase or rewrite a more powerful user. */
+  actorRole: Role;
+}
+export interface GdprWebhookPayload {
+  requestId: number;
+}
+
+/** The outcome POSTed to the request's webhook. */
+export interface GdprWebhookBody {
+  receipt_id: string;
+  request_action: string;
+  email: string;
+  status: string;
+  completed_at: number;
+  result?: unknown;
+  error?: string;
+}
+
+/** A request that cannot be carried out as asked (recorded as `failed` with this message). */
+export class GdprFailure extends Error {}
+
+const STAKEHOLDER_PAGE = 500;
+const isFinal = (status: string) => status === 'completed' || status === 'failed';
+
+function parseJson(text: string | null): any {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+function parseRecipients(text: string): string[] {
+  const list = parseJson(text);
+  return Array.isArray(list) ? list.filter((r): r is string => typeof r === 'string') : [];
+}
+
+export class GdprService {
+  private readonly repo: GdprRepository;
+
+  constructor(private readonly db: Kysely<DB>) {
+    this.repo = new GdprRepository(db);
+  }
+
+  /** Records the request and enqueues its processing in one transaction; answers the receipt. */
+  async create(organizationId: number, actorRole: Role, body: CreateGdprRequestBody): Promise<{ receipt_id: string }> {
+    const action = body.request_action as GdprAction;
+    if (action === 'rectify' && body.new_values === undefined) throw invalidField('new_values', 'is required for rectify');
+    if (action !== 'rectify' && body.new_values !== undefined) throw invalidField('new_values', 'is only accepted for rectify');
+    const webhook = body.webhook ?? null;
+    if (webhook !== null) {
+      let url: URL | null = null;
+      try {
+        url = new URL(webhook);
+      } catch {
+        url = null;
+      }
+      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) throw invalidField('webhook', 'must be an http or https URL');
+    }
+    const newValues = body.new_values === undefined ? null : this.normalizeNewValues(body.new_values);
+    const receiptId = randomUUID();
+    await this.db.transaction().execute(async (trx) => {
+      const now = nowSeconds();
+      const row = await this.repo.with(trx).insert({
+        organization_id: organizationId,
+        receipt_id: receiptId,
+        request_action: action,
+        email: body.email.trim().toLowerCase(),
+        webhook,
+        new_values: newValues === null ? null : JSON.stringify(newValues),
+        status: 'pending',
+        result: null,
+        created_at: now,
+        updated_at: now,
+      });
+      const payload: GdprProcessPayload = { requestId: row.id, actorRole };
+      await enqueue(trx, GDPR_PROCESS_JOB, payload, { maxAttempts: 10 });
+    });
+    return { receipt_id: receiptId };
+  }
+
+  private normalizeNewValues(values: GdprNewValues): GdprNewValues {
+    const out: GdprNewValues = {};
+    if (values.email !== undefined) out.email = values.email.trim().toLowerCase();
+    if (values.first_name !== undefined) out.first_name = values.first_name.trim();
+    if (values.last_name !== undefined) out.last_name = values.last_name.trim();
+    if (values.company !== undefined) out.company = values.company.trim();
+    return out;
+  }
+
+  async get(organizationId: number, receiptId: string): Promise<GdprRequestStatus> {
+    const row = await this.repo.findByReceipt(organizationId, receiptId);
+    if (!row) throw notFound('GDPR request');
+    return this.toStatus(row);
+  }
+
+  toStatus(row: GdprRequestRow): GdprRequestStatus {
+    const out: GdprRequestStatus = {
+      receipt_id: row.receipt_id,
+      request_action: row.request_action,
+      email: row.email,
+      status: row.status,
+      created_at: Number(row.created_at),
+      updated_at: Number(row.updated_at),
+    };
+    if (isFinal(row.status)) out.completed_at = Number(row.updated_at);
+    const result = parseJson(row.result);
+    if (row.status === 'completed') out.result = result;
+    if (row.status === 'failed') out.error = typeof result?.error === 'string' ? result.error : 'The request could not be carried out';
+    return out;
+  }
+
+  /** What the webhook receives, built from the request as it is now (null when not final). */
+  async webhookBody(requestId: number): Promise<{ url: string; body: GdprWebhookBody } | null> {
+    const row = await this.repo.find(requestId);
+    if (!row || !row.webhook || !isFinal(row.status)) return null;
+    const status = this.toStatus(row);
+    const body: GdprWebhookBody = {
+      receipt_id: status.receipt_id,
+      request_action: status.request_action,
+      email: status.email,
+      status: status.status,
+      completed_at: status.completed_at!,
+    };
+    if (status.result !== undefined) body.result = status.result;
+    if (status.error !== undefined) body.error = status.error;
+    return { url: row.webhook, body };
+  }
+
+  /**
+   * Carries the request out: `processing`, then in one transaction every change, the result,
+   * `completed` and the webhook job. A GdprFailure (or a unique-email clash) rolls the changes back and
+   * records `failed` with its reason. Other errors are thrown for the job system to retry.
+   */
+  async process(payload: GdprProcessPayload): Promise<void> {
+    const row = await this.repo.find(payload.requestId);
+    if (!row || isFinal(row.status)) return;
+    if (row.status !== 'processing') await this.repo.update(row.id, { status: 'processing', updated_at: nowSeconds() });
+    const actor: Role = isRole(payload.actorRole) ? payload.actorRole : 'admin';
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        const repo = this.repo.with(trx);
+        const result = await this.carryOut(repo, row, actor);
+        await repo.update(row.id, { status: 'completed', result: JSON.stringify(result), updated_at: nowSeconds() });
+        if (row.webhook) await enqueue(trx, GDPR_WEBHOOK_JOB, { requestId: row.id } satisfies GdprWebhookPayload, { maxAttempts: GDPR_WEBHOOK_ATTEMPTS });
+      });
+    } catch (err) {
+      if (err instanceof GdprFailure) return this.fail(row.id, err.message);
+      if (isUniqueViolation(err)) return this.fail(row.id, 'new_values.email is already used by another user of this organization');
+      throw err;
+    }
+  }
+
+  /** Records `failed` with a reason (and enqueues the webhook), unless the request is already final. */
+  async fail(requestId: number, reason: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const repo = this.repo.with(trx);
+      const row = await repo.find(requestId);
+      if (!row || isFinal(row.status)) return;
+      await repo.update(row.id, { status: 'failed', result: JSON.stringify({ error: reason }), updated_at: nowSeconds() });
+      if (row.webhook) await enqueue(trx, GDPR_WEBHOOK_JOB, { requestId: row.id } satisfies GdprWebhookPayload, { maxAttempts: GDPR_WEBHOOK_ATTEMPTS });
+    });
+  }
+
+  private async carryOut(repo: GdprRepository, row: GdprRequestRow, actor: Role): Promise<unknown> {
+    const orgId = row.organization_id;
+    const email = row.email;
+    const now = nowSeconds();
+    const user = await repo.findUser(orgId, email);
+    const matches = (address: string) => address.trim().toLowerCase() === email;
+    const stakeholder = await this.stakeholderEmailsOf(repo, orgId, matches);
+    const live = await repo.liveInstances(orgId, email);
+    const userRole = user && isRole(user.role) ? user.role : null;
+
+    switch (row.request_action as GdprAction) {
+      case 'access': {
+        return {
+          email,
+          exported_at: now,
+          users: user ? [toUser(user)] : [],
+          team_memberships: user ? (await repo.teamsOf(user.id)).map((t) => ({ team_id: t.id, name: t.name, is_admin: Boolean(t.is_admin) })) : [],
+          api_tokens: user ? (await repo.tokensOf(user.id)).map((t) => ({ id: t.id, name: t.name, role: t.role, created_at: Number(t.created_at) })) : [],
+          access_managers: user ? (await repo.moderatedBy(orgId, user.id)).map((a) => ({ id: a.id, player_id: a.player_id, player_uuid: a.player_uuid, role: 'moderator' })) : [],
+          stakeholder_emails: stakeholder.map(({ row: s }) => ({
+            id: s.id,
+            recipient: email,
+            subject: s.subject,
+            body: s.body,
+            player_id: s.player_id,
+            status: s.status,
+            created_at: Number(s.created_at),
+            sent_at: s.sent_at === null ? null : Number(s.sent_at),
+          })),
+          live_stream_instances: live.map((l) => ({ id: l.id, stream_id: l.stream_id, name: l.name, player_uuid: l.player_uuid, status: l.status, email: l.email, created_at: Number(l.created_at) })),
+        };
+      }
+      case 'forget': {
+        if (user && userRole && !outranksOrEquals(actor, userRole)) {
+          throw new GdprFailure(`The ${actor} role that filed the request may not erase a user with the ${userRole} role`);
+        }
+        if (user) {
+          await repo.clearModerator(orgId, user.id);
+          await repo.deleteUser(orgId, user.id);
+        }
+        for (const { row: s, recipients } of stakeholder) await repo.setRecipients(s.id, recipients.filter((r) => !matches(r)));
+        await repo.setLiveInstanceEmail(orgId, live.map((l) => l.id), null, now);
+        return { users_deleted: user ? 1 : 0, stakeholder_emails_scrubbed: stakeholder.length, live_stream_instances_scrubbed: live.length };
+      }
+      case 'rectify': {
+        const values = (parseJson(row.new_values) ?? {}) as GdprNewValues;
+        const newEmail = values.email !== undefined && values.email !== email ? values.email : undefined;
+        if (user && userRole && !outranksOrEquals(actor, userRole)) {
+          throw new GdprFailure(`The ${actor} role that filed the request may not rectify a user with the ${userRole} role`);
+        }
+        let usersUpdated = 0;
+        if (user) {
+          if (newEmail !== undefined && (await repo.findUser(orgId, newEmail))) {
+            throw new GdprFailure(`new_values.email ${newEmail} is already used by another user of this organization`);
+          }
+          const changes: { email?: string; first_name?: string; last_name?: string } = {};
+          if (newEmail !== undefined) changes.email = newEmail;
+          if (values.first_name !== undefined) changes.first_name = values.first_name;
+          if (values.last_name !== undefined) changes.last_name = values.last_name;
+          if (Object.keys(changes).length > 0) {
+            await repo.updateUser(orgId, user.id, { ...changes, updated_at: now });
+            usersUpdated = 1;
+          }
+        }
+        let stakeholderUpdated = 0;
+        let liveUpdated = 0;
+        if (newEmail !== undefined) {
+          for (const { row: s, recipients } of stakeholder) {
+            const seen = new Set<string>();
+            const next: string[] = [];
+            for (const r of recipients.map((r) => (matches(r) ? newEmail : r))) {
+              if (seen.has(r.toLowerCase())) continue;
+              seen.add(r.toLowerCase());
+              next.push(r);
+            }
+            await repo.setRecipients(s.id, next);
+            stakeholderUpdated++;
+          }
+          await repo.setLiveInstanceEmail(orgId, live.map((l) => l.id), newEmail, now);
+          liveUpdated = live.length;
+        }
+        return {
+          users_updated: usersUpdated,
+          stakeholder_emails_updated: stakeholderUpdated,
+          live_stream_instances_updated: liveUpdated,
+          ...(values.company !== undefined ? { company: 'not stored by Reelbase: nothing to rectify' } : {}),
+        };
+      }
+      default:
+        throw new GdprFailure(`Unknown request_action ${row.request_action}`);
+    }
+  }
+
+  private async stakeholderEmailsOf(repo: GdprRepository, organizationId: number, matches: (address: string) => boolean) {
+    const found: { row: Awaited<ReturnType<GdprRepository['stakeholderEmailsPage']>>[number]; recipients: string[] }[] = [];
+    for (let after = 0; ; ) {
+      const page = await repo.stakeholderEmailsPage(organizationId, after, STAKEHOLDER_PAGE);
+      for (const row of page) {
+        const recipients = parseRecipients(row.recipients);
+        if (recipients.some(matches)) found.push({ row, recipients });
+      }
+      if (page.length < STAKEHOLDER_PAGE) return found;
+      after = page[page.length - 1].id;
+    }
+  }
+}

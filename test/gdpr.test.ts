@@ -1,0 +1,276 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobHandlers } from '../src/jobs/handlers.ts';
+import { JobRunner } from '../src/jobs/runner.ts';
+import { createTestApp, dialects, type Client, type TestApp } from './helpers/harness.ts';
+import { createOrg, createUser, unique, userClient, type OrgContext } from './helpers/factories.ts';
+
+const P = '/dashboard/v1';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const live = (orgId: number) => `${P}/organizations/${orgId}/live`;
+const emailOf = (prefix: string) => `${unique(prefix).replace(/\W+/g, '.')}@example.com`;
+
+describe.each(dialects)('GDPR requests on %s', (dialect) => {
+  let t: TestApp;
+  let org: OrgContext;
+  let other: OrgContext;
+  let server: http.Server;
+  let hookUrl: string;
+  const received: { body: any; headers: http.IncomingHttpHeaders }[] = [];
+
+  const drain = () => new JobRunner(t.database.db, { handlers: jobHandlers({ config: t.config, database: t.database }), backoff: () => 10 }).drain();
+  const file = async (api: Client, body: unknown) => {
+    const res = await api.post(`${P}/gdpr_requests`, body);
+    expect(res.status, res.raw).toBe(202);
+    return res.body.receipt_id as string;
+  };
+  const statusOf = async (receipt: string, api = org.api) => {
+    const res = await api.get(`${P}/gdpr_requests/${receipt}`);
+    expect(res.status, res.raw).toBe(200);
+    return res.body;
+  };
+  const stakeholderMail = async (recipients: string[]) => {
+    const res = await org.api.post(`${P}/email_stakeholders`, { recipients, subject: 'New video', body: 'Have a look' });
+    expect(res.status, res.raw).toBe(202);
+    return res.body.id as number;
+  };
+  const recipientsOf = async (id: number) =>
+    JSON.parse((await t.database.db.selectFrom('stakeholder_emails').select('recipients').where('id', '=', id).executeTakeFirstOrThrow()).recipients);
+  /** A live stream created with the user's own token, so that its instance stores the user's email. */
+  const liveBy = async (userId: number) => {
+    const api = await userClient(t, org.organizationId, userId, 'editor');
+    const res = await api.post(live(org.organizationId), { video_options: { video_name: 'Launch', description: 'x', stream_tags: ['launch'] } });
+    expect(res.status, res.raw).toBe(201);
+    return res.body.stream_instance_id as number;
+  };
+  const liveEmail = async (id: number) =>
+    (await t.database.db.selectFrom('live_stream_instances').select('email').where('id', '=', id).executeTakeFirstOrThrow()).email;
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      let data = '';
+      req.on('data', (c) => (data += c));
+      req.on('end', () => {
+        received.push({ body: JSON.parse(data || 'null'), headers: req.headers });
+        res.writeHead(req.url === '/fail-once' && received.filter((r) => r.body?.receipt_id === JSON.parse(data).receipt_id).length === 1 ? 500 : 204);
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    hookUrl = `http://127.0.0.1:${port}`;
+    t = await createTestApp(dialect, { UPLOAD_ALLOWED_HOSTS: `127.0.0.1:${port}` });
+    org = await createOrg(t);
+    other = await createOrg(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('access: 202 with a receipt, the row and its job in place; the export lists every record of the email', async () => {
+    const email = emailOf('ada');
+    const user = await createUser(org.api, { email, first_name: 'Ada', last_name: 'Lovelace', role_id: 3 });
+    const mail = await stakeholderMail([email.toUpperCase(), 'someone.else@example.com']);
+    const instance = await liveBy(user.id);
+    await stakeholderMail(['unrelated@example.com']);
+
+    const receipt = await file(org.api, { request_action: 'access', email: email.toUpperCase() });
+    expect(receipt).toMatch(UUID);
+    const pending = await statusOf(receipt);
+    expect(pending).toMatchObject({ receipt_id: receipt, request_action: 'access', email, status: 'pending' });
+    expect(pending.completed_at).toBeUndefined();
+    expect(pending.result).toBeUndefined();
+    const jobs = await t.database.db.selectFrom('jobs').selectAll().where('type', '=', 'gdpr.process').execute();
+    expect(jobs.length).toBeGreaterThanOrEqual(1);
+    expect(JSON.stringify(jobs.map((j) => j.payload))).not.toContain(email); // the queue holds ids only
+
+    await drain();
+    const done = await statusOf(receipt);
+    expect(done.status).toBe('completed');
+    expect(Number.isInteger(done.completed_at)).toBe(true);
+    expect(Number.isInteger(done.created_at) && Number.isInteger(done.updated_at)).toBe(true);
+    const r = done.result;
+    expect(r.email).toBe(email);
+    expect(r.users).toHaveLength(1);
+    expect(r.users[0]).toMatchObject({ id: user.id, email, first_name: 'Ada', last_name: 'Lovelace', role: 'editor' });
+    expect(r.api_tokens.length).toBe(1); // the token the live stream was created with
+    expect(r.api_tokens[0]).not.toHaveProperty('token_hash');
+    expect(r.stakeholder_emails).toHaveLength(1);
+    expect(r.stakeholder_emails[0]).toMatchObject({ id: mail, recipient: email, subject: 'New video' });
+    expect(JSON.stringify(r)).not.toContain('someone.else@example.com'); // other people's addresses are not exported
+    expect(r.live_stream_instances.map((l: any) => l.id)).toEqual([instance]);
+    // Access changes nothing.
+    expect((await org.api.get(`${P}/users/${user.id}`)).status).toBe(200);
+  });
+
+  it('access to an unknown email completes with an empty export', async () => {
+    const receipt = await file(org.api, { request_action: 'access', email: 'nobody.here@example.com' });
+    await drain();
+    const done = await statusOf(receipt);
+    expect(done.status).toBe('completed');
+    expect(done.result).toMatchObject({ users: [], stakeholder_emails: [], live_stream_instances: [] });
+  });
+
+  it('forget: removes the user (404, token 401), scrubs stakeholder recipients and live creator emails', async () => {
+    const email = emailOf('forget');
+    const user = await createUser(org.api, { email, role_id: 3 });
+    const userApi = await userClient(t, org.organizationId, user.id, 'editor');
+    expect((await userApi.get(`${P}/users`)).status).toBe(200);
+    const team = await org.api.post(`${P}/teams`, { name: unique('Team'), user_ids: [user.id] });
+    expect(team.status, team.raw).toBe(201);
+    const mail = await stakeholderMail([email, 'keep.me@example.com']);
+    const instance = await liveBy(user.id);
+    const otherUser = await createUser(other.api, { email }); // the same address in another organization
+
+    const receipt = await file(org.api, { request_action: 'forget', email });
+    await drain();
+    const done = await statusOf(receipt);
+    expect(done.status).toBe('completed');
+    expect(done.result).toMatchObject({ users_deleted: 1, stakeholder_emails_scrubbed: 1, live_stream_instances_scrubbed: 1 });
+
+    expect((await org.api.get(`${P}/users/${user.id}`)).status).toBe(404);
+    expect((await userApi.get(`${P}/users`)).status).toBe(401);
+    const members = await t.database.db.selectFrom('team_members').selectAll().where('user_id', '=', user.id).execute();
+    expect(members).toHaveLength(0);
+    expect(await recipientsOf(mail)).toEqual(['keep.me@example.com']);
+    expect(await liveEmail(instance)).toBeNull();
+    // Another organization's records are untouched.
+    expect((await other.api.get(`${P}/users/${otherUser.id}`)).status).toBe(200);
+  });
+
+  it('rectify: rewrites the user and the address wherever it is stored', async () => {
+    const email = emailOf('rect');
+    const user = await createUser(org.api, { email, first_name: 'Old', last_name: 'Name', role_id: 3 });
+    const mail = await stakeholderMail([email]);
+    const instance = await liveBy(user.id);
+    const newEmail = emailOf('renamed');
+
+    const receipt = await file(org.api, {
+      gdpr_request: { request_action: 'rectify', email, new_values: { email: newEmail.toUpperCase(), first_name: 'New', last_name: 'Person', company: 'Acme' } },
+    });
+    await drain();
+    const done = await statusOf(receipt);
+    expect(done.status, JSON.stringify(done)).toBe('completed');
+    expect(done.result).toMatchObject({ users_updated: 1, stakeholder_emails_updated: 1, live_stream_instances_updated: 1 });
+
+    const res = await org.api.get(`${P}/users/${user.id}`);
+    expect(res.body).toMatchObject({ email: newEmail, first_name: 'New', last_name: 'Person' });
+    expect(await recipientsOf(mail)).toEqual([newEmail]);
+    expect(await liveEmail(instance)).toBe(newEmail);
+  });
+
+  it('rectify to an email another user has: failed with a clear reason, nothing changed', async () => {
+    const a = await createUser(org.api, { first_name: 'A', role_id: 4 });
+    const b = await createUser(org.api, { role_id: 4 });
+    const receipt = await file(org.api, { request_action: 'rectify', email: a.email, new_values: { email: b.email, first_name: 'Changed' } });
+    await drain();
+    const done = await statusOf(receipt);
+    expect(done.status).toBe('failed');
+    expect(done.error).toMatch(/already used by another user/);
+    expect(Number.isInteger(done.completed_at)).toBe(true);
+    expect((await org.api.get(`${P}/users/${a.id}`)).body).toMatchObject({ email: a.email, first_name: 'A' });
+  });
+
+  it('an admin may not erase an owner user: failed, the owner stays', async () => {
+    const owner = await createUser(org.api, { role_id: 1 });
+    const admin = await org.as('admin');
+    const receipt = await file(admin, { request_action: 'forget', email: owner.email });
+    await drain();
+    const done = await statusOf(receipt);
+    expect(done.status).toBe('failed');
+    expect(done.error).toMatch(/admin role/);
+    expect((await org.api.get(`${P}/users/${owner.id}`)).status).toBe(200);
+  });
+
+  it('webhook: receives the outcome once done, retried after a failed delivery', async () => {
+    const email = emailOf('hook');
+    await createUser(org.api, { email });
+    received.length = 0;
+    const receipt = await file(org.api, { request_action: 'access', email, webhook: `${hookUrl}/hook` });
+    await drain();
+    const hits = received.filter((r) => r.body?.receipt_id === receipt);
+    expect(hits).toHaveLength(1);
+    const body = hits[0].body;
+    expect(body).toMatchObject({ receipt_id: receipt, request_action: 'access', email, status: 'completed' });
+    expect(Number.isInteger(body.completed_at)).toBe(true);
+    expect(body.result.users[0].email).toBe(email);
+    expect(hits[0].headers['content-type']).toContain('application/json');
+
+    const forget = await file(org.api, { request_action: 'forget', email, webhook: `${hookUrl}/fail-once` });
+    await drain();
+    expect(received.filter((r) => r.body?.receipt_id === forget)).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the retry's backoff (10 ms here)
+    await drain();
+    const tries = received.filter((r) => r.body?.receipt_id === forget);
+    expect(tries).toHaveLength(2); // 500 first, then delivered
+    expect(tries[1].body).toMatchObject({ receipt_id: forget, request_action: 'forget', status: 'completed' });
+  });
+
+  it('a webhook on a private address outside UPLOAD_ALLOWED_HOSTS is never called', async () => {
+    const receipt = await file(org.api, { request_action: 'access', email: 'x.y@example.com', webhook: 'http://10.1.2.3/hook' });
+    await drain();
+    expect((await statusOf(receipt)).status).toBe('completed');
+    const job = await t.database.db.selectFrom('jobs').selectAll().where('type', '=', 'gdpr.webhook').where('status', '=', 'failed').execute();
+    expect(job.length).toBeGreaterThanOrEqual(1);
+  });
+
+  describe('validation', () => {
+    const bad = async (body: unknown, field: string) => {
+      const before = Number((await t.database.db.selectFrom('gdpr_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const res = await org.api.post(`${P}/gdpr_requests`, body);
+      expect(res.status, res.raw).toBe(422);
+      expect(res.body.code).toBe('validation_failed');
+      expect(res.body.details.map((d: any) => d.field).join(' '), res.raw).toContain(field);
+      const after = Number((await t.database.db.selectFrom('gdpr_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      expect(after).toBe(before);
+    };
+    it('request_action is required and one of access, forget, rectify', async () => {
+      await bad({ email: 'a@example.com' }, 'request_action');
+      await bad({ request_action: 'delete', email: 'a@example.com' }, 'request_action');
+    });
+    it('email is required and valid', async () => {
+      await bad({ request_action: 'access' }, 'email');
+      await bad({ request_action: 'access', email: 'not an email' }, 'email');
+      await bad({ request_action: 'access', email: 42 }, 'email');
+    });
+    it('webhook must be an http(s) URL', async () => {
+      await bad({ request_action: 'access', email: 'a@example.com', webhook: 'ftp://example.com/x' }, 'webhook');
+      await bad({ request_action: 'access', email: 'a@example.com', webhook: 'nope' }, 'webhook');
+    });
+    it('new_values: required for rectify, only for rectify, well-formed', async () => {
+      await bad({ request_action: 'rectify', email: 'a@example.com' }, 'new_values');
+      await bad({ request_action: 'access', email: 'a@example.com', new_values: { first_name: 'X' } }, 'new_values');
+      await bad({ request_action: 'forget', email: 'a@example.com', new_values: { first_name: 'X' } }, 'new_values');
+      await bad({ request_action: 'rectify', email: 'a@example.com', new_values: {} }, 'new_values');
+      await bad({ request_action: 'rectify', email: 'a@example.com', new_values: { email: 'bad' } }, 'email');
+      await bad({ request_action: 'rectify', email: 'a@example.com', new_values: { phone: '123' } }, 'new_values');
+    });
+    it('malformed JSON → 400', async () => {
+      expect((await org.api.post(`${P}/gdpr_requests`, '{"request_action":')).status).toBe(400);
+    });
+  });
+
+  it('editors and viewers get 403 (filing and reading)', async () => {
+    const receipt = await file(org.api, { request_action: 'access', email: 'r@example.com' });
+    for (const role of ['editor', 'viewer'] as const) {
+      const api = await org.as(role);
+      const res = await api.post(`${P}/gdpr_requests`, { request_action: 'access', email: 'r@example.com' });
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe('forbidden');
+      expect((await api.get(`${P}/gdpr_requests/${receipt}`)).status).toBe(403);
+    }
+    expect((await (await org.as('admin')).get(`${P}/gdpr_requests/${receipt}`)).status).toBe(200);
+  });
+
+  it("another organization's receipt, or an unknown one, is 404", async () => {
+    const receipt = await file(org.api, { request_action: 'access', email: 'r@example.com' });
+    const res = await other.api.get(`${P}/gdpr_requests/${receipt}`);
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('not_found');
+    expect((await org.api.get(`${P}/gdpr_requests/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
+    expect((await org.api.get(`${P}/gdpr_requests/not-a-uuid`)).status).toBe(404);
+    expect((await org.api.get(`${P}/gdpr_requests/${receipt}.json`)).status).toBe(200);
+  });
+});
