@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Integration files share one PostgreSQL database per file (schema per file), so files may run in parallel.
+    globalSetup: ['test/helpers/global-setup.ts'],
+    // Each integration file works in a PostgreSQL schema of its own, so files may run in parallel.
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,

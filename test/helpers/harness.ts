@@ -7,6 +7,9 @@ import { openDatabase, type Database, type DialectName } from '../../src/db/data
 import { migrateToLatest } from '../../src/db/migrate.ts';
 
 /** SQLite always; PostgreSQL too when TEST_DATABASE_URL is set. */
+/** Every PostgreSQL schema a test makes starts with this; the global setup drops them. */
+export const TEST_SCHEMA_PREFIX = 'rbtest_';
+
 export const dialects: DialectName[] = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 
 export interface TestApp {
@@ -25,21 +28,16 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/tmp/reelbase-test', PUBLIC_URL: 'http://reelbase.test', SIGNING_SECRET: 'test-signing-secret-0123456789', ...env });
   let database: Database;
-  let dropSchema = async () => {};
   if (dialect === 'postgres') {
     const url = process.env.TEST_DATABASE_URL!;
-    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const schema = `${TEST_SCHEMA_PREFIX}${randomBytes(6).toString('hex')}`;
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     await admin.query(`create schema ${schema}`);
     await admin.end();
+    // Schemas are dropped by the global teardown, once no test file runs: dropping one while another
+    // file's migrator introspects the catalog makes that introspection fail.
     database = openDatabase({ url, pgSchema: schema, poolSize: 5 });
-    dropSchema = async () => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`drop schema if exists ${schema} cascade`);
-      await c.end();
-    };
   } else {
     database = openDatabase({ sqlitePath: ':memory:' });
   }
@@ -53,7 +51,6 @@ export async function createTestApp(
     async close() {
       await app.close();
       await database.destroy();
-      await dropSchema();
     },
   };
 }
