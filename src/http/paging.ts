@@ -38,3 +38,11 @@ export function summaryOf(page: Page, total: number, returned: number): Summary 
 export function listEnvelope<K extends string, T>(key: K, items: T[], page: Page, total: number) {
   return { [key]: items, summary: summaryOf(page, total, items.length) } as { [P in K]: T[] } & { summary: Summary };
 }
+
+/**
+ * DESIGN §2's rule for the reference's older lists (players, videos, accounts, …): a bare array
+ * without per_page, the `{<key>: items, summary}` envelope with it.
+ */
+export function arrayOrEnvelope<K extends string, T>(key: K, items: T[], page: Page, total: number) {
+  return page.paged ? listEnvelope(key, items, page, total) : items;
+}

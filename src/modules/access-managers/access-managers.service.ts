@@ -1,7 +1,7 @@
 import type { Kysely, Updateable } from 'kysely';
 import type { AccessManagersTable, DB } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../http/errors.ts';
-import { pageOf, summaryOf } from '../../http/paging.ts';
+import { pageOf, arrayOrEnvelope } from '../../http/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { AccessManagersRepository, type AccessManagerRow } from './access-managers.repository.ts';
 import { DOMAINS_MAX, type AccessManager, type AccessManagerListQuery, type UpdateAccessManagerBody } from './access-managers.schemas.ts';
@@ -68,7 +68,7 @@ export class AccessManagersService {
       page.paged ? this.repo.count(organizationId, query.player_id) : Promise.resolve(-1),
     ]);
     const items = rows.map(toAccessManager);
-    return page.paged ? { access_managers: items, summary: summaryOf(page, total, items.length) } : items;
+    return arrayOrEnvelope('access_managers', items, page, total);
   }
 
   async get(organizationId: number, id: number): Promise<AccessManager> {

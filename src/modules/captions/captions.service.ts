@@ -2,7 +2,7 @@ import type { Kysely, Updateable } from 'kysely';
 import { lockOrganization, isUniqueViolation } from '../../db/dialect.ts';
 import type { CaptionsTable, DB } from '../../db/schema.ts';
 import { AppError, invalidField, notFound } from '../../http/errors.ts';
-import { listEnvelope, pageOf } from '../../http/paging.ts';
+import { pageOf, arrayOrEnvelope } from '../../http/paging.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import type { Config } from '../../config.ts';
@@ -207,7 +207,7 @@ export class CaptionsService {
     const now = nowSeconds();
     const items = rows.slice(page.offset, page.offset + page.limit).map((r) => this.toCaption(r, now));
     // Like GET /v1/videos: a bare array without per_page, the envelope with it.
-    return page.paged ? listEnvelope('captions', items, page, rows.length) : items;
+    return arrayOrEnvelope('captions', items, page, rows.length);
   }
 
   async create(organizationId: number, videoId: number, body: CreateCaptionBody): Promise<Caption> {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../http/errors.ts';
-import { pageOf, summaryOf } from '../../http/paging.ts';
+import { pageOf, arrayOrEnvelope } from '../../http/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { addressKey, CidrError, parseCidr, toKey } from './cidr.ts';
 import { IpRangesRepository, type IpRangeRow } from './ip-ranges.repository.ts';
@@ -64,7 +64,7 @@ export class IpRangesService {
       page.paged ? this.repo.count(organizationId) : Promise.resolve(-1),
     ]);
     const items = rows.map(toIpRange);
-    return page.paged ? { blacklisted_ip_ranges: items, summary: summaryOf(page, total, items.length) } : items;
+    return arrayOrEnvelope('blacklisted_ip_ranges', items, page, total);
   }
 
   /** Deletes the range and answers it as it was. */

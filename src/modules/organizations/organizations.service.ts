@@ -2,7 +2,7 @@ import type { Kysely, Updateable } from 'kysely';
 import type { DB, OrganizationsTable } from '../../db/schema.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { AppError, notFound } from '../../http/errors.ts';
-import { listEnvelope, pageOf } from '../../http/paging.ts';
+import { pageOf, arrayOrEnvelope } from '../../http/paging.ts';
 import { TokensService } from '../tokens/tokens.service.ts';
 import { writeAllotmentLimits } from '../allotments/allotments.service.ts';
 import { TeamsRepository } from '../teams/teams.repository.ts';
@@ -93,7 +93,7 @@ export class OrganizationsService {
       page.paged ? this.repo.countSubtree(tokenOrganizationId) : Promise.resolve(-1),
     ]);
     const items = rows.map((r) => this.toWire(r));
-    return page.paged ? listEnvelope(key, items, page, total) : items;
+    return arrayOrEnvelope(key, items, page, total);
   }
 
   /** Updates name, domains and allotment limits in one transaction. */

@@ -1,7 +1,7 @@
 import type { Kysely, Updateable } from 'kysely';
 import type { DB, PlayersTable } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../http/errors.ts';
-import { pageOf, summaryOf } from '../../http/paging.ts';
+import { pageOf, arrayOrEnvelope } from '../../http/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { newUuid } from '../../lib/tokens.ts';
 import { ChaptersRepository, type ChapterRow } from '../chapters/chapters.repository.ts';
@@ -185,7 +185,7 @@ export class PlayersService {
     ]);
     const items = await this.assemble(rows);
     // Without per_page the reference answers a bare array; with it, the envelope.
-    return page.paged ? { players: items, summary: summaryOf(page, total, items.length) } : items;
+    return arrayOrEnvelope('players', items, page, total);
   }
 
   async update(organizationId: number, id: number, body: UpdatePlayerBody): Promise<Player> {

@@ -4,7 +4,7 @@ import type { Database } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import type { DB } from '../../db/schema.ts';
 import { AppError, invalidField, notFound } from '../../http/errors.ts';
-import { listEnvelope, pageOf } from '../../http/paging.ts';
+import { pageOf, arrayOrEnvelope } from '../../http/paging.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { newUuid } from '../../lib/tokens.ts';
@@ -112,7 +112,7 @@ export class ThumbnailsService {
     ]);
     const now = nowSeconds();
     const items = rows.map((r) => this.toThumbnail(r, now));
-    return page.paged ? listEnvelope('thumbnails', items, page, total) : items;
+    return arrayOrEnvelope('thumbnails', items, page, total);
   }
 
   async selectedForVideo(organizationId: number, videoId: number): Promise<Thumbnail> {

@@ -2,7 +2,7 @@ import type { Kysely, Updateable } from 'kysely';
 import type { DB, UsersTable } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import { AppError, invalidField, notFound } from '../../http/errors.ts';
-import { pageOf, summaryOf } from '../../http/paging.ts';
+import { pageOf, arrayOrEnvelope } from '../../http/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { reserveAllotment } from '../allotments/allotments.service.ts';
 import { isRole, outranksOrEquals, RoleIds, roleById, type Role } from '../roles/permissions.ts';
@@ -62,7 +62,7 @@ export class UsersService {
       page.paged ? this.repo.count(organizationId, filter) : Promise.resolve(-1),
     ]);
     const users = rows.map(toUser);
-    return page.paged ? { users, summary: summaryOf(page, total, users.length) } : users;
+    return arrayOrEnvelope('users', users, page, total);
   }
 
   /** One user; with `roleId`, only when the user has that role. */

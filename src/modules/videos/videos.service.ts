@@ -1,7 +1,7 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { DB, VideosTable } from '../../db/schema.ts';
 import { notFound } from '../../http/errors.ts';
-import { pageOf, summaryOf } from '../../http/paging.ts';
+import { pageOf, arrayOrEnvelope } from '../../http/paging.ts';
 import type { FileStore } from '../../media/file-store.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { newUuid } from '../../lib/tokens.ts';
@@ -107,7 +107,7 @@ export class VideosService {
     ]);
     const items = rows.map(toVideo);
     // Without per_page the reference answers a bare array; with it, the envelope.
-    return page.paged ? { videos: items, summary: summaryOf(page, total, items.length) } : items;
+    return arrayOrEnvelope('videos', items, page, total);
   }
 
   async update(organizationId: number, id: number, body: UpdateVideoBody): Promise<Video> {
