@@ -5,6 +5,7 @@ import { pageOf, arrayOrEnvelope } from '../../http/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { AccessManagersRepository, type AccessManagerRow } from './access-managers.repository.ts';
 import { DOMAINS_MAX, type AccessManager, type AccessManagerListQuery, type UpdateAccessManagerBody } from './access-managers.schemas.ts';
+import { parseStringList } from '../../lib/json-list.ts';
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -22,15 +23,6 @@ export function normaliseHostname(input: string): string | null {
   return host;
 }
 
-function parseDomains(text: string): string[] {
-  try {
-    const value = JSON.parse(text);
-    return Array.isArray(value) ? value.map(String) : [];
-  } catch {
-    return [];
-  }
-}
-
 export function toAccessManager(row: AccessManagerRow): AccessManager {
   return {
     id: row.id,
@@ -42,7 +34,7 @@ export function toAccessManager(row: AccessManagerRow): AccessManager {
     custom_approval_message: row.custom_approval_message,
     custom_denial_message: row.custom_denial_message,
     whitelisted_domains_enabled: Boolean(row.whitelisted_domains_enabled),
-    whitelisted_domains: parseDomains(row.whitelisted_domains),
+    whitelisted_domains: parseStringList(row.whitelisted_domains),
     max_access_code_uses: row.max_access_code_uses,
     created_at: row.created_at,
     updated_at: row.updated_at,

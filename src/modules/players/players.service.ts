@@ -11,15 +11,7 @@ import { VideosRepository } from '../videos/videos.repository.ts';
 import { reserveAllotment } from '../allotments/allotments.service.ts';
 import { PlayersRepository, type PlayerRow } from './players.repository.ts';
 import type { CreatePlayerBody, Player, UpdatePlayerBody } from './players.schemas.ts';
-
-function parseDomains(text: string): string[] {
-  try {
-    const value = JSON.parse(text);
-    return Array.isArray(value) ? value.map(String) : [];
-  } catch {
-    return [];
-  }
-}
+import { parseStringList } from '../../lib/json-list.ts';
 
 export function toPlayer(row: PlayerRow, chapters: Player['chapters_attributes']): Player {
   return {
@@ -44,7 +36,7 @@ export function toPlayer(row: PlayerRow, chapters: Player['chapters_attributes']
     color: row.color,
     play_button: Boolean(row.play_button),
     viral_sharing: Boolean(row.viral_sharing),
-    whitelisted_embed_domains: parseDomains(row.whitelisted_embed_domains),
+    whitelisted_embed_domains: parseStringList(row.whitelisted_embed_domains),
     embed_button: Boolean(row.embed_button),
     description: row.description,
     viral_sharing_message: row.viral_sharing_message,

@@ -1,0 +1,26 @@
+import type { Config } from '../../config.ts';
+import { safePost, SafeFetchError } from '../../net/safe-fetch.ts';
+import { PermanentJobError, type JobContext } from '../runner.ts';
+
+/**
+ * POSTs one JSON webhook with the SSRF-safe fetch (same address rules as downloads). Any answer but
+ * 2xx throws, so the queue retries with its backoff; a refused address, an invalid URL or 410 Gone
+ * fails the job at once.
+ */
+export async function deliverWebhook(config: Config, ctx: JobContext, url: string, body: unknown, event: string): Promise<void> {
+  let status: number;
+  try {
+    ({ status } = await safePost(url, JSON.stringify(body), {
+      allowedHosts: config.uploadAllowedHosts,
+      timeoutMs: 30_000,
+      maxBytes: 65_536,
+      signal: ctx.signal,
+      headers: { 'content-type': 'application/json', 'x-reelbase-event': event, 'x-reelbase-delivery': String(ctx.job.id) },
+    }));
+  } catch (err) {
+    if (err instanceof SafeFetchError && err.permanent) throw new PermanentJobError(err.message);
+    throw err;
+  }
+  if (status === 410) throw new PermanentJobError('The webhook answered HTTP 410 Gone');
+  if (status < 200 || status >= 300) throw new Error(`The webhook answered HTTP ${status}`);
+}
