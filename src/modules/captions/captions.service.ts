@@ -7,7 +7,8 @@ import { enqueue } from '../../jobs/queue.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
-import { UrlSigner } from '../../media/signed-urls.ts';
+import { createMedia } from '../../media/media.ts';
+import type { UrlSigner } from '../../media/signed-urls.ts';
 import { VideosRepository } from '../videos/videos.repository.ts';
 import { CaptionsRepository, type CaptionRow } from './captions.repository.ts';
 import type {
@@ -110,8 +111,7 @@ function canonicalLanguage(raw: string, field: string): string {
 
 /** The service as the routes and the fetch job use it: signed URLs with the media URL lifetime. */
 export function createCaptionsService({ database, config }: { database: Database; config: Config }): CaptionsService {
-  if (!config.signingSecret) throw new Error('config.signingSecret must be resolved before the app is built');
-  return new CaptionsService(database.db, new UrlSigner(config.signingSecret, config.publicUrl, config.mediaUrlTtlSeconds));
+  return new CaptionsService(database.db, createMedia(config).signer);
 }
 
 export class CaptionsService {
