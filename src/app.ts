@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
@@ -10,6 +10,7 @@ import { registerIdempotency } from './http/idempotency.ts';
 import { loggerOptions } from './http/logging.ts';
 import { registerNegotiation } from './http/negotiation.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { addRouteHook } from './http/route-hooks.ts';
 import { parseQueryString, registerRequestParsing, stripJsonSuffix } from './http/request-parsing.ts';
 import { registerValidation } from './http/validation.ts';
 import { dashboardModules } from './modules/index.ts';
@@ -17,6 +18,11 @@ import mediaFilesRoutes from './modules/media-files/media-files.routes.ts';
 import livePlaybackRoutes from './modules/live/live-playback.routes.ts';
 import { IdempotencyService } from './modules/idempotency/idempotency.service.ts';
 import { TokensService } from './modules/tokens/tokens.service.ts';
+
+function markDeprecated(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) {
+  reply.header('deprecation', 'true');
+  done(null, payload);
+}
 
 export interface AppDeps {
   config: Config;
@@ -39,21 +45,23 @@ export async function buildApp({ config, database, logStream }: AppDeps): Promis
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks run on every request are written with `done` rather than async: no promise per call.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.routeOptions.config?.deprecated) reply.header('deprecation', 'true');
-    return payload;
+  app.addHook('onRoute', (route) => {
+    if (route.config?.deprecated) addRouteHook(route, 'onSend', markDeprecated);
   });
 
   registerErrorHandling(app);
   registerValidation(app);
+  // Before the per-route steps below: the docs are public pages and need none of them.
+  await registerOpenApi(app);
   registerRequestParsing(app);
   registerNegotiation(app);
   registerAuth(app, new TokensService(database.db));
   registerIdempotency(app, new IdempotencyService(database.db));
-  await registerOpenApi(app);
 
   const deps = { config, database };
   await app.register(

@@ -4,7 +4,9 @@ import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
 import type { DB } from './schema.ts';
-import { wrapSqliteForBooleans } from './sqlite-booleans.ts';
+import { SqliteChangeClock } from './change-clock.ts';
+import { attachReadCache, ReadCache } from './read-cache.ts';
+import { wrapSqlite } from './sqlite-connection.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -44,7 +46,17 @@ export function openDatabase(options: DatabaseOptions): Database {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
-  const dialect: Dialect = new SqliteDialect({ database: wrapSqliteForBooleans(sqlite) });
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  const clock = new SqliteChangeClock(() => dataVersion.get() as number);
+  const dialect: Dialect = new SqliteDialect({ database: wrapSqlite(sqlite, () => clock.changed()) });
   const db = new Kysely<DB>({ dialect });
-  return { db, dialect: 'sqlite', destroy: () => db.destroy() };
+  attachReadCache(db, new ReadCache(clock));
+  return {
+    db,
+    dialect: 'sqlite',
+    destroy: () => {
+      clock.close();
+      return db.destroy();
+    },
+  };
 }

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { addRouteHook } from './route-hooks.ts';
 import { AppError } from './errors.ts';
 import { can } from '../modules/roles/permissions.ts';
 import type { TokensService } from '../modules/tokens/tokens.service.ts';
@@ -21,16 +22,21 @@ export function presentedToken(request: FastifyRequest): string | undefined {
 
 export function registerAuth(app: FastifyInstance, tokens: TokensService) {
   app.decorateRequest('auth', null as never);
-  app.addHook('preValidation', async (request) => {
-    const config = request.routeOptions.config;
-    if (config.public || !request.routeOptions.url) return;
-    const token = presentedToken(request);
-    const auth = token ? await tokens.authenticate(token) : null;
-    if (!auth) throw new AppError('unauthorized');
-    const permission = config.permission ?? (request.method === 'GET' || request.method === 'HEAD' ? 'content:read' : 'content:write');
-    if (!can(auth.role, permission)) {
-      throw new AppError('forbidden', `The ${auth.role} role may not perform this action (needs ${permission})`);
-    }
-    request.auth = auth;
+  app.addHook('onRoute', (route) => {
+    if (route.config?.public) return;
+    const required = route.config?.permission;
+    addRouteHook(route, 'preValidation', (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+      const token = presentedToken(request);
+      if (!token) return done(new AppError('unauthorized'));
+      tokens.authenticate(token).then((auth) => {
+        if (!auth) return done(new AppError('unauthorized'));
+        const permission = required ?? (request.method === 'GET' || request.method === 'HEAD' ? 'content:read' : 'content:write');
+        if (!can(auth.role, permission)) {
+          return done(new AppError('forbidden', `The ${auth.role} role may not perform this action (needs ${permission})`));
+        }
+        request.auth = auth;
+        done();
+      }, done);
+    });
   });
 }

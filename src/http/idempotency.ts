@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { addRouteHook, routeHasMethod } from './route-hooks.ts';
 import { AppError } from './errors.ts';
 import { IdempotencyService, requestFingerprint } from '../modules/idempotency/idempotency.service.ts';
 
@@ -6,7 +7,13 @@ const claimed = new WeakMap<FastifyRequest, { organizationId: number; key: strin
 
 /** `Idempotency-Key` on any POST: executed at most once per organization and key within 24 h. */
 export function registerIdempotency(app: FastifyInstance, service: IdempotencyService) {
-  app.addHook('preHandler', async (request, reply) => {
+  app.addHook('onRoute', (route) => {
+    if (!routeHasMethod(route, 'POST')) return;
+    addRouteHook(route, 'preHandler', replayOrClaim);
+    addRouteHook(route, 'onSend', remember);
+  });
+
+  async function replayOrClaim(request: FastifyRequest, reply: FastifyReply) {
     if (request.method !== 'POST' || !request.auth) return;
     const header = request.headers['idempotency-key'];
     if (header === undefined) return;
@@ -21,9 +28,9 @@ export function registerIdempotency(app: FastifyInstance, service: IdempotencySe
     reply.header('idempotent-replayed', 'true').code(stored.status);
     if (stored.type) reply.type(stored.type);
     return reply.serializer((x: unknown) => x as string).send(stored.body);
-  });
+  }
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  async function remember(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
     const claim = claimed.get(request);
     if (!claim) return payload;
     claimed.delete(request);
@@ -31,5 +38,5 @@ export function registerIdempotency(app: FastifyInstance, service: IdempotencySe
     const type = (reply.getHeader('content-type') as string | undefined) ?? null;
     await service.finish(claim.organizationId, claim.key, { status: reply.statusCode, body, type });
     return payload;
-  });
+  }
 }

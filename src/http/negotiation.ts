@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { addRouteHook } from './route-hooks.ts';
 import { AppError } from './errors.ts';
 import type { ResponseFormat } from './context.ts';
 import { toCsv, toXlsx } from './tabular.ts';
@@ -13,7 +14,7 @@ const formats: Array<[string, ResponseFormat]> = [
 
 /** Picks the response format from Accept (q-values honoured); null when nothing offered is acceptable. */
 export function chooseFormat(accept: string | undefined, isList: boolean): ResponseFormat | null {
-  if (!accept || !accept.trim()) return 'json';
+  if (!accept || accept === '*/*' || accept === 'application/json' || !accept.trim()) return 'json';
   const ranges = accept
     .split(',')
     .map((part, index) => {
@@ -41,24 +42,32 @@ function rowsOf(payload: unknown, key: string): unknown[] {
 
 export function registerNegotiation(app: FastifyInstance) {
   app.decorateRequest('responseFormat', 'json');
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    if (request.routeOptions.config.media) return;
-    const isList = request.routeOptions.config.list !== undefined;
-    const format = chooseFormat(request.headers.accept, isList);
-    if (!format) throw new AppError('not_acceptable');
-    request.responseFormat = format;
+  app.addHook('onRoute', (route) => {
+    // Media files are served whatever the Accept header asks.
+    if (route.config?.media) return;
+    const isList = route.config?.list !== undefined;
+    addRouteHook(route, 'onRequest', (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+      const format = chooseFormat(request.headers.accept, isList);
+      if (!format) return done(new AppError('not_acceptable'));
+      request.responseFormat = format;
+      done();
+    });
+    // Only list operations can answer CSV or XLSX.
+    if (isList) addRouteHook(route, 'preSerialization', tabularPayload);
   });
-  app.addHook('preSerialization', async (request, reply, payload) => {
-    const key = request.routeOptions.config.list;
-    if (request.responseFormat === 'json' || key === undefined || reply.statusCode >= 300) return payload;
-    const rows = rowsOf(payload, key);
-    if (request.responseFormat === 'csv') {
-      const csv = toCsv(rows);
-      reply.type('text/csv; charset=utf-8').serializer(() => csv);
-    } else {
-      const xlsx = await toXlsx(rows, key || 'items');
-      reply.type(XLSX_TYPE).serializer(() => xlsx as unknown as string);
-    }
-    return payload;
-  });
+}
+
+/** The list payload as CSV or XLSX rows, when Accept asked for one of them. */
+async function tabularPayload(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  const key = request.routeOptions.config.list;
+  if (request.responseFormat === 'json' || key === undefined || reply.statusCode >= 300) return payload;
+  const rows = rowsOf(payload, key);
+  if (request.responseFormat === 'csv') {
+    const csv = toCsv(rows);
+    reply.type('text/csv; charset=utf-8').serializer(() => csv);
+  } else {
+    const xlsx = await toXlsx(rows, key || 'items');
+    reply.type(XLSX_TYPE).serializer(() => xlsx as unknown as string);
+  }
+  return payload;
 }

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { addRouteHook } from './route-hooks.ts';
 import { AppError, invalidField, notFound } from './errors.ts';
 
 /**
@@ -23,6 +24,7 @@ export function nulPath(value: unknown, path = ''): string | null {
  */
 export function parseQueryString(qs: string): Record<string, unknown> {
   const out: Record<string, unknown> = Object.create(null);
+  if (qs.length === 0) return out;
   for (const [rawKey, value] of new URLSearchParams(qs)) {
     const isArray = rawKey.endsWith('[]');
     const key = isArray ? rawKey.slice(0, -2) : rawKey;
@@ -60,31 +62,49 @@ export function registerRequestParsing(app: FastifyInstance) {
     });
   });
 
-  app.addHook('preValidation', async (request) => {
-    // A POST/PATCH sent without any body is an empty object, so the schema names the missing fields.
-    if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
-    const params = request.params as Record<string, unknown> | undefined;
-    if (params) for (const value of Object.values(params)) if (typeof value === 'string' && value.includes('\0')) throw notFound('record');
-    const query = request.query as Record<string, unknown> | undefined;
-    const badQuery = query ? nulPath(query) : null;
-    if (badQuery) throw invalidField(badQuery.replace(/\.\d+$/, ''), 'must not contain NUL characters');
-    const props = (request.routeOptions.schema?.querystring as SchemaLike | undefined)?.properties;
-    if (query && props) {
-      for (const [key, schema] of Object.entries(props)) {
-        const value = query[key];
-        if (typeof value === 'string' && isArraySchema(schema)) query[key] = value === '' ? [] : value.split(',');
-      }
-    }
-    const wrap = request.routeOptions.config.wrap;
-    const body = request.body as Record<string, unknown> | undefined;
-    if (wrap && body && typeof body === 'object' && !Array.isArray(body)) {
-      const inner = body[wrap];
-      if (inner && typeof inner === 'object' && !Array.isArray(inner)) {
-        const { [wrap]: _wrapped, ...outer } = body;
-        request.body = { ...outer, ...(inner as Record<string, unknown>) };
-      }
-    }
+  app.addHook('onRoute', (route) => {
+    const normalize = requestNormalizer(route);
+    addRouteHook(route, 'preValidation', (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+      normalize(request);
+      done();
+    });
   });
+}
+
+/**
+ * Before validation: an absent body becomes `{}`, NUL characters are refused, comma-separated query
+ * values become arrays where the schema wants one, and a wrapped body is unwrapped. Throws AppError.
+ */
+function requestNormalizer(route: RouteOptions): (request: FastifyRequest) => void {
+  const hasBody = Boolean((route.schema as { body?: unknown } | undefined)?.body);
+  const props = ((route.schema as { querystring?: SchemaLike } | undefined)?.querystring)?.properties ?? {};
+  const arrayKeys = Object.keys(props).filter((key) => isArraySchema(props[key]));
+  const wrap = route.config?.wrap;
+  return (request) => normalizeRequest(request, hasBody, arrayKeys, wrap);
+}
+
+function normalizeRequest(request: FastifyRequest, hasBody: boolean, arrayKeys: string[], wrap: string | undefined): void {
+  // A POST/PATCH sent without any body is an empty object, so the schema names the missing fields.
+  if (request.body === undefined && hasBody) request.body = {};
+  const params = request.params as Record<string, unknown> | undefined;
+  if (params) for (const value of Object.values(params)) if (typeof value === 'string' && value.includes('\0')) throw notFound('record');
+  const query = request.query as Record<string, unknown> | undefined;
+  const badQuery = query ? nulPath(query) : null;
+  if (badQuery) throw invalidField(badQuery.replace(/\.\d+$/, ''), 'must not contain NUL characters');
+  if (query) {
+    for (const key of arrayKeys) {
+      const value = query[key];
+      if (typeof value === 'string') query[key] = value === '' ? [] : value.split(',');
+    }
+  }
+  const body = request.body as Record<string, unknown> | undefined;
+  if (wrap && body && typeof body === 'object' && !Array.isArray(body)) {
+    const inner = body[wrap];
+    if (inner && typeof inner === 'object' && !Array.isArray(inner)) {
+      const { [wrap]: _wrapped, ...outer } = body;
+      request.body = { ...outer, ...(inner as Record<string, unknown>) };
+    }
+  }
 }
 
 /** Only the dashboard API takes the `.json` suffix; `/dashboard/openapi.json` is a real file name. */

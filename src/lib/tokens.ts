@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 
 /** A new API token: 32 random bytes, URL-safe. Only its hash is ever stored. */
 export function generateToken(): string {
@@ -6,7 +6,7 @@ export function generateToken(): string {
 }
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 export const newUuid = (): string => randomUUID();

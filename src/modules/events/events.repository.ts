@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable, Updateable, ExpressionBuilder } from 'kysely';
 import type { DB, EventsTable } from '../../db/schema.ts';
 import { containsCi } from '../../db/dialect.ts';
+import { cachedRead } from '../../db/read-cache.ts';
 
 export type EventRow = Selectable<EventsTable>;
 export type NewEventRow = Insertable<EventsTable>;
@@ -103,7 +104,9 @@ export class EventsRepository {
   }
 
   findById(organizationId: number, id: number): Promise<EventRow | undefined> {
-    return this.db.selectFrom('events').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+    return cachedRead(this.db, `event:${organizationId}:${id}`, () =>
+      this.db.selectFrom('events').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst(),
+    );
   }
 
   insert(row: NewEventRow): Promise<EventRow> {
