@@ -1,6 +1,6 @@
 /**
- * The Reelbase API as the bench runs it: the real app (buildApp) on a fresh database, listening on a
- * random port, request log off. Prints one JSON line {port, token} (an owner token of a new
+ * The Reelbase API as the bench runs it: the real app (buildApp) with `npm start`'s runtime settings on
+ * a fresh database, listening on a random port, request log off. Prints one JSON line {port, token} (an owner token of a new
  * organization) and serves until SIGTERM.
  *
  * Env: DATA_DIR (SQLite file under it), or DATABASE_URL + BENCH_PG_SCHEMA (a schema of its own).
@@ -13,9 +13,11 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { OrganizationsService } from '../src/modules/organizations/organizations.service.ts';
-import { ensureSigningSecret } from '../src/runtime.ts';
+import { ensureSigningSecret, tuneRuntime } from '../src/runtime.ts';
 
 async function main() {
+  // The same runtime settings as `npm start`.
+  tuneRuntime();
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '0' });
   fs.mkdirSync(config.dataDir, { recursive: true });
   ensureSigningSecret(config);

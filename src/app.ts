@@ -9,8 +9,8 @@ import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts'
 import { registerIdempotency } from './http/idempotency.ts';
 import { loggerOptions } from './http/logging.ts';
 import { registerNegotiation } from './http/negotiation.ts';
-import { registerOpenApi } from './http/openapi.ts';
-import { addRouteHook } from './http/route-hooks.ts';
+import { markDocsPublic, registerOpenApi } from './http/openapi.ts';
+import { addRouteHook, addRouteStep } from './http/route-hooks.ts';
 import { parseQueryString, registerRequestParsing, stripJsonSuffix } from './http/request-parsing.ts';
 import { registerValidation } from './http/validation.ts';
 import { dashboardModules } from './modules/index.ts';
@@ -45,23 +45,20 @@ export async function buildApp({ config, database, logStream }: AppDeps): Promis
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // Hooks run on every request are written with `done` rather than async: no promise per call.
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
   app.addHook('onRoute', (route) => {
     if (route.config?.deprecated) addRouteHook(route, 'onSend', markDeprecated);
   });
 
   registerErrorHandling(app);
   registerValidation(app);
-  // Before the per-route steps below: the docs are public pages and need none of them.
-  await registerOpenApi(app);
+  markDocsPublic(app);
+  // The steps every route runs, in this order (src/http/route-hooks.ts); errors set the header themselves.
+  addRouteStep(app, () => (request, reply) => void reply.header('x-request-id', request.id));
   registerRequestParsing(app);
   registerNegotiation(app);
   registerAuth(app, new TokensService(database.db));
   registerIdempotency(app, new IdempotencyService(database.db));
+  await registerOpenApi(app);
 
   const deps = { config, database };
   await app.register(

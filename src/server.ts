@@ -4,10 +4,11 @@ import { ConfigError, loadConfig } from './config.ts';
 import { jobHandlers } from './jobs/handlers.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { LiveIngest } from './live/ingest.ts';
-import { bootstrapOwner, openAndMigrate } from './runtime.ts';
+import { bootstrapOwner, openAndMigrate, tuneRuntime } from './runtime.ts';
 
 /** Entry point: ROLE=api serves HTTP, ROLE=worker runs jobs, ROLE=all (default) does both. */
 async function main() {
+  tuneRuntime();
   const config = loadConfig();
   const database = await openAndMigrate(config);
   const closers: Array<() => Promise<void>> = [];

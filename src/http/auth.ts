@@ -1,5 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { addRouteHook } from './route-hooks.ts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { addRouteStep } from './route-hooks.ts';
 import { AppError } from './errors.ts';
 import { can } from '../modules/roles/permissions.ts';
 import type { TokensService } from '../modules/tokens/tokens.service.ts';
@@ -22,21 +22,18 @@ export function presentedToken(request: FastifyRequest): string | undefined {
 
 export function registerAuth(app: FastifyInstance, tokens: TokensService) {
   app.decorateRequest('auth', null as never);
-  app.addHook('onRoute', (route) => {
-    if (route.config?.public) return;
+  addRouteStep(app, (route) => {
+    if (route.config?.public) return undefined;
     const required = route.config?.permission;
-    addRouteHook(route, 'preValidation', (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+    return async (request) => {
       const token = presentedToken(request);
-      if (!token) return done(new AppError('unauthorized'));
-      tokens.authenticate(token).then((auth) => {
-        if (!auth) return done(new AppError('unauthorized'));
-        const permission = required ?? (request.method === 'GET' || request.method === 'HEAD' ? 'content:read' : 'content:write');
-        if (!can(auth.role, permission)) {
-          return done(new AppError('forbidden', `The ${auth.role} role may not perform this action (needs ${permission})`));
-        }
-        request.auth = auth;
-        done();
-      }, done);
-    });
+      const auth = token ? await tokens.authenticate(token) : null;
+      if (!auth) throw new AppError('unauthorized');
+      const permission = required ?? (request.method === 'GET' || request.method === 'HEAD' ? 'content:read' : 'content:write');
+      if (!can(auth.role, permission)) {
+        throw new AppError('forbidden', `The ${auth.role} role may not perform this action (needs ${permission})`);
+      }
+      request.auth = auth;
+    };
   });
 }

@@ -29,7 +29,9 @@ function detailsOf(errors: AjvError[]): ErrorDetail[] {
 }
 
 export function sendError(reply: FastifyReply, code: ErrorCode, message?: string, details: ErrorDetail[] = []) {
+  // Errors raised before a route's steps ran (400/413/415 bodies, unknown paths) carry it too.
   return reply
+    .header('x-request-id', reply.request.id)
     .code(ErrorCodes[code].status)
     .type('application/json; charset=utf-8')
     .serializer(JSON.stringify)
@@ -58,8 +60,7 @@ function isDataException(error: unknown): boolean {
  * Errors Fastify raises before routing (a malformed percent-encoding in the path, a path parameter
  * longer than maxParamLength): answered in the same shape, with X-Request-Id, like every other error.
  */
-export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  reply.header('x-request-id', request.id);
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendError(reply, 'not_found');
   return sendError(reply, 'bad_request', error.code === 'FST_ERR_BAD_URL' ? 'The URL is not valid' : undefined);
 }

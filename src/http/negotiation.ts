@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { addRouteHook } from './route-hooks.ts';
+import { addRouteHook, addRouteStep } from './route-hooks.ts';
 import { AppError } from './errors.ts';
 import type { ResponseFormat } from './context.ts';
 import { toCsv, toXlsx } from './tabular.ts';
@@ -42,18 +42,17 @@ function rowsOf(payload: unknown, key: string): unknown[] {
 
 export function registerNegotiation(app: FastifyInstance) {
   app.decorateRequest('responseFormat', 'json');
-  app.addHook('onRoute', (route) => {
-    // Media files are served whatever the Accept header asks.
-    if (route.config?.media) return;
+  addRouteStep(app, (route) => {
+    // Media files (and the docs pages) are served whatever the Accept header asks.
+    if (route.config?.media) return undefined;
     const isList = route.config?.list !== undefined;
-    addRouteHook(route, 'onRequest', (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
-      const format = chooseFormat(request.headers.accept, isList);
-      if (!format) return done(new AppError('not_acceptable'));
-      request.responseFormat = format;
-      done();
-    });
     // Only list operations can answer CSV or XLSX.
     if (isList) addRouteHook(route, 'preSerialization', tabularPayload);
+    return (request) => {
+      const format = chooseFormat(request.headers.accept, isList);
+      if (!format) throw new AppError('not_acceptable');
+      request.responseFormat = format;
+    };
   });
 }
 

@@ -2,12 +2,18 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 
+/**
+ * The docs UI and its assets are public, like the document itself, and served whatever Accept asks.
+ * Registered before the route steps (src/http/route-hooks.ts), which read these options.
+ */
+export function markDocsPublic(app: FastifyInstance) {
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/dashboard/docs')) route.config = { ...(route.config ?? {}), public: true, media: true };
+  });
+}
+
 /** OpenAPI 3.1 generated from the route schemas, at /dashboard/openapi.json, rendered at /dashboard/docs. */
 export async function registerOpenApi(app: FastifyInstance) {
-  // The docs UI and its assets are public, like the document itself.
-  app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/dashboard/docs')) route.config = { ...(route.config ?? {}), public: true };
-  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

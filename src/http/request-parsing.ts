@@ -1,5 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { addRouteHook } from './route-hooks.ts';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { addRouteStep } from './route-hooks.ts';
 import { AppError, invalidField, notFound } from './errors.ts';
 
 /**
@@ -62,13 +62,7 @@ export function registerRequestParsing(app: FastifyInstance) {
     });
   });
 
-  app.addHook('onRoute', (route) => {
-    const normalize = requestNormalizer(route);
-    addRouteHook(route, 'preValidation', (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
-      normalize(request);
-      done();
-    });
-  });
+  addRouteStep(app, requestNormalizer);
 }
 
 /**
