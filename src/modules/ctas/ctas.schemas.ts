@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { Nullable } from '../../http/schemas.ts';
 import { PagingQuery, Summary } from '../../http/paging.ts';
 import { ChapterIdSchema, DurationSchema, SecondSchema, WidthSchema } from '../events/events.schemas.ts';
 
@@ -6,9 +7,9 @@ export { IdParams, UuidParams } from '../events/events.schemas.ts';
 
 /** POST /v1/ctas (flat or wrapped in `cta`). */
 export const CtaCreateBody = Type.Object({
-  chapter_id: Type.Optional(Type.Union([ChapterIdSchema, Type.Null()])),
+  chapter_id: Type.Optional(Nullable(ChapterIdSchema)),
   second: SecondSchema,
-  duration: Type.Optional(Type.Union([DurationSchema, Type.Null()], { description: 'Required when auto_close is true' })),
+  duration: Type.Optional(Nullable(Type.Unsafe<number>({ ...DurationSchema, description: 'Required when auto_close is true' }))),
   auto_close: Type.Optional(Type.Boolean({ default: true, description: 'Default true' })),
   width: WidthSchema,
   html: Type.String({ description: 'May include JavaScript and forms' }),
@@ -18,7 +19,7 @@ export type CtaCreateBody = Static<typeof CtaCreateBody>;
 /** PATCH /v1/ctas/:id: the same attributes and rules as creation, all optional, checked on the merged record. */
 export const CtaUpdateBody = Type.Object({
   second: Type.Optional(SecondSchema),
-  duration: Type.Optional(Type.Union([DurationSchema, Type.Null()])),
+  duration: Type.Optional(Nullable(DurationSchema)),
   auto_close: Type.Optional(Type.Boolean()),
   width: Type.Optional(WidthSchema),
   html: Type.Optional(Type.String()),
@@ -40,13 +41,13 @@ export const PlayerCtaListQuery = Type.Object({
 });
 export type PlayerCtaListQuery = Static<typeof PlayerCtaListQuery>;
 
-const NullableInt = Type.Union([Type.Integer(), Type.Null()]);
+const NullableInt = Nullable(Type.Integer());
 
 export const Cta = Type.Object({
   id: Type.Integer(),
-  chapter_id: Type.Union([Type.Integer(), Type.Null()], { description: 'null for an organization default CTA' }),
+  chapter_id: Nullable(Type.Integer({ description: 'null for an organization default CTA' })),
   second: Type.Integer({ description: '-1 means postroll' }),
-  duration: Type.Union([Type.Integer(), Type.Null()], { description: 'null when never set (auto_close false)' }),
+  duration: Nullable(Type.Integer({ description: 'null when never set (auto_close false)' })),
   auto_close: Type.Boolean(),
   width: NullableInt,
   html: Type.String(),

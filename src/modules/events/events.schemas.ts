@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { Nullable } from '../../http/schemas.ts';
 import { PagingQuery, Summary } from '../../http/paging.ts';
 
 /** Largest value of a 4-byte integer column (ids, seconds): anything above would overflow PostgreSQL. */
@@ -27,8 +28,6 @@ export const MAX_CTA_WIDTH = 500;
 
 export const EventTypeSchema = Type.Enum([...EVENT_TYPES], { description: 'One of the event types' });
 export const EventStateSchema = Type.Enum([...EVENT_STATES], { description: 'public or draft' });
-
-const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(t: T) => Type.Union([t, Type.Null()]);
 
 // ---- path parameters -------------------------------------------------------------------------
 
@@ -61,11 +60,11 @@ const eventFields = {
   blur: Type.Optional(Type.Boolean()),
   state: Type.Optional(EventStateSchema),
   is_new_contact: Type.Optional(Type.Boolean()),
-  chapter_id: Type.Optional(Type.Union([ChapterIdSchema, Type.Null()])),
+  chapter_id: Type.Optional(Nullable(ChapterIdSchema)),
   second: Type.Optional(SecondSchema),
-  duration: Type.Optional(Type.Union([DurationSchema, Type.Null()])),
+  duration: Type.Optional(Nullable(DurationSchema)),
   auto_close: Type.Optional(Type.Boolean()),
-  width: Type.Optional(Type.Union([WidthSchema, Type.Null()])),
+  width: Type.Optional(Nullable(WidthSchema)),
 };
 
 /** POST /v1/events: `event_type` is required, everything else has a default. */

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { Nullable } from '../../http/schemas.ts';
 
 /** A prompt type: letters, digits, `_` and `-`, 1..64 characters; matched case-insensitively (stored lower-case). */
 export const PromptType = Type.String({
@@ -65,7 +66,7 @@ export const ScriptSection = Type.Object({
 });
 
 export const GeneratedScript = Type.Object({
-  prompt_id: Type.Union([Type.Integer(), Type.Null()], { description: 'Prompt used: an organization prompt id, 0 for a built-in, null for an ad-hoc `prompt`' }),
+  prompt_id: Nullable(Type.Integer({ description: 'Prompt used: an organization prompt id, 0 for a built-in, null for an ad-hoc `prompt`' })),
   type: Type.String(),
   topic: Type.String(),
   video_type: Type.String(),
