@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
@@ -9,6 +8,7 @@ import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts'
 import { registerIdempotency } from './http/idempotency.ts';
 import { loggerOptions } from './http/logging.ts';
 import { registerNegotiation } from './http/negotiation.ts';
+import { requestId } from './http/request-id.ts';
 import { markDocsPublic, registerOpenApi } from './http/openapi.ts';
 import { addRouteHook, addRouteStep } from './http/route-hooks.ts';
 import { parseQueryString, registerRequestParsing, stripJsonSuffix } from './http/request-parsing.ts';
@@ -36,10 +36,7 @@ export async function buildApp({ config, database, logStream }: AppDeps): Promis
   const app = Fastify({
     logger: loggerOptions(config.logLevel, logStream),
     bodyLimit: config.bodyLimit,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
-    },
+    genReqId: requestId,
     rewriteUrl: (req) => stripJsonSuffix(req.url ?? '/'),
     frameworkErrors,
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true },

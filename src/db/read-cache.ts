@@ -3,16 +3,26 @@ import type { ChangeClock } from './change-clock.ts';
 
 const DEFAULT_CAPACITY = 10_000;
 
+/** A value now, or a promise of it: a cache hit is answered without a promise. */
+export type MaybePromise<T> = T | Promise<T>;
+
+interface Entry {
+  generation: number;
+  value: unknown;
+}
+
 /**
  * Rows read by key, kept while the database's change clock stands still: any change anywhere drops
  * them all, so a cached read never answers what a fresh query would not. Hot reads (the token of
  * every request, a record fetched by id) then cost a map lookup instead of a query.
  *
  * Cached rows are shared between callers and frozen, so that one caller cannot alter another's.
- * Misses are not remembered: an unknown token or id always goes to the database.
+ * Misses are not remembered: an unknown token or id always goes to the database. Each kind of read
+ * has its own namespace, so keys are the bare id or hash, not a string built per request.
  */
 export class ReadCache {
-  private entries = new Map<string, { generation: number; value: unknown }>();
+  private spaces = new Map<string, Map<string | number, Entry>>();
+  private size = 0;
   private generation: number | null = null;
 
   constructor(
@@ -20,26 +30,38 @@ export class ReadCache {
     private readonly capacity = DEFAULT_CAPACITY,
   ) {}
 
-  async read<T extends object>(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+  read<T extends object>(namespace: string, key: string | number, load: () => Promise<T | undefined>): MaybePromise<T | undefined> {
     const generation = this.clock.now();
     if (generation === null) return load();
     if (generation !== this.generation) {
-      this.entries.clear();
+      this.spaces.clear();
+      this.size = 0;
       this.generation = generation;
     }
-    const hit = this.entries.get(key);
-    if (hit && hit.generation === generation) return hit.value as T;
+    let space = this.spaces.get(namespace);
+    if (!space) this.spaces.set(namespace, (space = new Map()));
+    const hit = space.get(key);
+    if (hit !== undefined && hit.generation === generation) return hit.value as T;
+    return this.fill(space, key, generation, load);
+  }
+
+  private async fill<T extends object>(space: Map<string | number, Entry>, key: string | number, generation: number, load: () => Promise<T | undefined>) {
     const value = await load();
     // A change that landed while the query ran makes this value unsafe to keep.
-    if (value !== undefined && this.clock.now() === generation) {
-      if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
-      this.entries.set(key, { generation, value: Object.freeze(value) });
+    if (value !== undefined && this.clock.now() === generation && this.generation === generation) {
+      // Full: start over rather than track recency on every hit.
+      if (this.size >= this.capacity) {
+        for (const other of this.spaces.values()) other.clear();
+        this.size = 0;
+      }
+      if (!space.has(key)) this.size++;
+      space.set(key, { generation, value: Object.freeze(value) });
     }
     return value;
   }
 
-  get size(): number {
-    return this.entries.size;
+  get entries(): number {
+    return this.size;
   }
 }
 
@@ -51,8 +73,16 @@ export function attachReadCache(db: Kysely<any>, cache: ReadCache): void {
   caches.set(db, cache);
 }
 
-/** A read through `db`'s cache when it has one (outside transactions, on a dialect that can detect changes). */
-export function cachedRead<T extends object>(db: Kysely<any>, key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+/**
+ * A read through `db`'s cache when it has one (outside transactions, on a dialect that can detect
+ * changes); a hit answers the row itself rather than a promise. `await` the result either way.
+ */
+export function cachedRead<T extends object>(
+  db: Kysely<any>,
+  namespace: string,
+  key: string | number,
+  load: () => Promise<T | undefined>,
+): MaybePromise<T | undefined> {
   const cache = caches.get(db);
-  return cache ? cache.read(key, load) : load();
+  return cache ? cache.read(namespace, key, load) : load();
 }

@@ -18,7 +18,6 @@ const STATEMENT_CACHE_SIZE = 500;
 class Prepared {
   readonly reader: boolean;
   private readonly writes: boolean;
-  private readonly rollback: boolean;
 
   constructor(
     private readonly db: BetterSqlite3.Database,
@@ -28,7 +27,6 @@ class Prepared {
   ) {
     this.reader = stmt.reader;
     this.writes = !stmt.readonly;
-    this.rollback = /^\s*rollback\b/i.test(sql);
   }
 
   all(params: ReadonlyArray<unknown>) {
@@ -40,8 +38,7 @@ class Prepared {
 
   run(params: ReadonlyArray<unknown>) {
     const result = this.stmt.run(...bindable(params));
-    // A rollback undoes what earlier statements announced, which readers may have seen meanwhile.
-    if (this.rollback || (this.writes && result.changes > 0)) this.onChange();
+    if (this.writes && result.changes > 0) this.onChange();
     return result;
   }
 

@@ -17,6 +17,8 @@ export interface TestApp {
   database: Database;
   config: Config;
   dialect: DialectName;
+  /** A second connection to the same store, as another process (the CLI, a worker) would open. */
+  openAnother(): Database;
   close(): Promise<void>;
 }
 
@@ -24,10 +26,11 @@ export interface TestApp {
 export async function createTestApp(
   dialect: DialectName,
   env: Record<string, string> = {},
-  options: { logStream?: { write(line: string): void } } = {},
+  options: { logStream?: { write(line: string): void }; sqlitePath?: string } = {},
 ): Promise<TestApp> {
   const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/tmp/reelbase-test', PUBLIC_URL: 'http://reelbase.test', SIGNING_SECRET: 'test-signing-secret-0123456789', ...env });
   let database: Database;
+  let openAnother: () => Database;
   if (dialect === 'postgres') {
     const url = process.env.TEST_DATABASE_URL!;
     const schema = `${TEST_SCHEMA_PREFIX}${randomBytes(6).toString('hex')}`;
@@ -38,8 +41,14 @@ export async function createTestApp(
     // Schemas are dropped by the global teardown, once no test file runs: dropping one while another
     // file's migrator introspects the catalog makes that introspection fail.
     database = openDatabase({ url, pgSchema: schema, poolSize: 5 });
+    openAnother = () => openDatabase({ url, pgSchema: schema, poolSize: 2 });
   } else {
-    database = openDatabase({ sqlitePath: ':memory:' });
+    const sqlitePath = options.sqlitePath ?? ':memory:';
+    database = openDatabase({ sqlitePath });
+    openAnother = () => {
+      if (sqlitePath === ':memory:') throw new Error('openAnother needs createTestApp(..., { sqlitePath })');
+      return openDatabase({ sqlitePath });
+    };
   }
   await migrateToLatest(database.db);
   const app = await buildApp({ config, database, logStream: options.logStream });
@@ -48,6 +57,7 @@ export async function createTestApp(
     database,
     config,
     dialect,
+    openAnother,
     async close() {
       await app.close();
       await database.destroy();

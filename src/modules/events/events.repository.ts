@@ -103,10 +103,13 @@ export class EventsRepository {
     return Object.fromEntries(rows.map((r) => [r.k, Number(r.n)]));
   }
 
-  findById(organizationId: number, id: number): Promise<EventRow | undefined> {
-    return cachedRead(this.db, `event:${organizationId}:${id}`, () =>
+  // Ids are unique across organizations: the row is cached by id alone and its organization compared
+  // on the way out, so another organization's id still answers nothing.
+  async findById(organizationId: number, id: number): Promise<EventRow | undefined> {
+    const row = await cachedRead(this.db, 'event', id, () =>
       this.db.selectFrom('events').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst(),
     );
+    return row?.organization_id === organizationId ? row : undefined;
   }
 
   insert(row: NewEventRow): Promise<EventRow> {

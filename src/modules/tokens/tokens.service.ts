@@ -5,6 +5,18 @@ import { nowSeconds } from '../../lib/time.ts';
 import { isRole, type Role } from '../roles/permissions.ts';
 import { TokensRepository } from './tokens.repository.ts';
 import type { AuthContext } from '../../http/context.ts';
+import type { MaybePromise } from '../../db/read-cache.ts';
+
+type TokenRow = Awaited<ReturnType<TokensRepository['findByHash']>>;
+
+function authOf(row: TokenRow): AuthContext | null {
+  if (!row) return null;
+  // A user's token stops working the moment the user is removed, and follows role changes.
+  if (row.user_id !== null && row.live_user_id === null) return null;
+  const role = row.user_id !== null ? row.user_role : row.role;
+  if (!isRole(role)) return null;
+  return { tokenId: row.id, organizationId: row.organization_id, userId: row.user_id, role };
+}
 
 export class TokensService {
   private readonly repo: TokensRepository;
@@ -13,15 +25,13 @@ export class TokensService {
     this.repo = new TokensRepository(db);
   }
 
-  /** Resolves a presented token to who it acts for, or null when it is unknown. */
-  async authenticate(token: string): Promise<AuthContext | null> {
-    const row = await this.repo.findByHash(hashToken(token));
-    if (!row) return null;
-    // A user's token stops working the moment the user is removed, and follows role changes.
-    if (row.user_id !== null && row.live_user_id === null) return null;
-    const role = row.user_id !== null ? row.user_role : row.role;
-    if (!isRole(role)) return null;
-    return { tokenId: row.id, organizationId: row.organization_id, userId: row.user_id, role };
+  /**
+   * Resolves a presented token to who it acts for, or null when it is unknown. Runs on every request:
+   * a cached token is answered at once, without a promise.
+   */
+  authenticate(token: string): MaybePromise<AuthContext | null> {
+    const row = this.repo.findByHash(hashToken(token));
+    return row instanceof Promise ? row.then(authOf) : authOf(row);
   }
 
   /** Issues a token; the clear text is returned once and never stored. */

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { ReadCache } from '../../src/db/read-cache.ts';
+import type { ChangeClock } from '../../src/db/change-clock.ts';
+
+function fakeClock(start: number | null = 0): ChangeClock & { value: number | null } {
+  const clock: ChangeClock & { value: number | null } = { value: start, now: () => clock.value };
+  return clock;
+}
+
+function counter<T>(value: T) {
+  const load = Object.assign(async () => (load.calls++, value), { calls: 0 });
+  return load;
+}
+
+describe('ReadCache', () => {
+  it('answers a hit without loading again or a promise, and freezes what it keeps', async () => {
+    const cache = new ReadCache(fakeClock());
+    const load = counter({ id: 1 });
+    const first = await cache.read('row', 1, load);
+    const second = cache.read('row', 1, load);
+    expect(second).not.toBeInstanceOf(Promise);
+    expect(second).toBe(first);
+    expect(load.calls).toBe(1);
+    expect(Object.isFrozen(first)).toBe(true);
+  });
+
+  it('loads again once the clock moved', async () => {
+    const clock = fakeClock();
+    const cache = new ReadCache(clock);
+    const load = counter({ id: 1 });
+    await cache.read('row', 1, load);
+    clock.value = 1;
+    await cache.read('row', 1, load);
+    expect(load.calls).toBe(2);
+  });
+
+  it('does not keep a value when the clock moved while it was loading', async () => {
+    const clock = fakeClock();
+    const cache = new ReadCache(clock);
+    const load = Object.assign(async () => ((clock.value = (clock.value ?? 0) + 1), load.calls++, { id: 1 }), { calls: 0 });
+    await cache.read('row', 1, load);
+    await cache.read('row', 1, load);
+    expect(load.calls).toBe(2);
+    expect(cache.entries).toBe(0);
+  });
+
+  it('never remembers a miss, and caches nothing without a clock', async () => {
+    const cache = new ReadCache(fakeClock());
+    const missing = counter<{ id: number } | undefined>(undefined);
+    await cache.read('row', 9, missing);
+    await cache.read('row', 9, missing);
+    expect(missing.calls).toBe(2);
+    const blind = new ReadCache(fakeClock(null));
+    const load = counter({ id: 1 });
+    await blind.read('row', 1, load);
+    await blind.read('row', 1, load);
+    expect(load.calls).toBe(2);
+  });
+
+  it('keeps namespaces apart, and starts over when full', async () => {
+    const cache = new ReadCache(fakeClock(), 2);
+    expect(await cache.read('a', 1, counter({ from: 'a' }))).toEqual({ from: 'a' });
+    expect(await cache.read('b', 1, counter({ from: 'b' }))).toEqual({ from: 'b' });
+    expect(cache.entries).toBe(2);
+    await cache.read('a', 2, counter({ from: 'a2' }));
+    expect(cache.entries).toBe(1);
+    const again = counter({ from: 'a' });
+    await cache.read('a', 1, again);
+    expect(again.calls).toBe(1);
+  });
+});
