@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Selectable, Updateable, ExpressionBuilder } from 'kysely';
 import type { DB, EventsTable } from '../../db/schema.ts';
 import { containsCi } from '../../db/dialect.ts';
-import { cachedRead } from '../../db/read-cache.ts';
+import { cachedRead, mapMaybe, type MaybePromise } from '../../db/read-cache.ts';
 
 export type EventRow = Selectable<EventsTable>;
 export type NewEventRow = Insertable<EventsTable>;
@@ -105,11 +105,11 @@ export class EventsRepository {
 
   // Ids are unique across organizations: the row is cached by id alone and its organization compared
   // on the way out, so another organization's id still answers nothing.
-  async findById(organizationId: number, id: number): Promise<EventRow | undefined> {
-    const row = await cachedRead(this.db, 'event', id, () =>
+  findById(organizationId: number, id: number): MaybePromise<EventRow | undefined> {
+    const row = cachedRead(this.db, 'event', id, () =>
       this.db.selectFrom('events').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst(),
     );
-    return row?.organization_id === organizationId ? row : undefined;
+    return mapMaybe(row, (found) => (found?.organization_id === organizationId ? found : undefined));
   }
 
   insert(row: NewEventRow): Promise<EventRow> {

@@ -5,7 +5,7 @@ import { nowSeconds } from '../../lib/time.ts';
 import { isRole, type Role } from '../roles/permissions.ts';
 import { TokensRepository } from './tokens.repository.ts';
 import type { AuthContext } from '../../http/context.ts';
-import type { MaybePromise } from '../../db/read-cache.ts';
+import { mapMaybe, type MaybePromise } from '../../db/read-cache.ts';
 
 type TokenRow = Awaited<ReturnType<TokensRepository['findByHash']>>;
 
@@ -30,8 +30,7 @@ export class TokensService {
    * a cached token is answered at once, without a promise.
    */
   authenticate(token: string): MaybePromise<AuthContext | null> {
-    const row = this.repo.findByHash(hashToken(token));
-    return row instanceof Promise ? row.then(authOf) : authOf(row);
+    return mapMaybe(this.repo.findByHash(hashToken(token)), authOf);
   }
 
   /** Issues a token; the clear text is returned once and never stored. */
