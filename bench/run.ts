@@ -7,7 +7,8 @@
  * postgres://postgres@127.0.0.1:5432/test answers (a fresh schema, dropped afterwards).
  *
  * Targets: reelbase/baseline req/s ratio ≥ 0.7, and p99 < 10 ms.
- * Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50), BENCH_STRICT=1 (exit 1 on FAIL).
+ * Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50), BENCH_RUNS (paired SQLite/baseline
+ * runs, default 3; the median pair is reported), BENCH_STRICT=1 (exit 1 on FAIL).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -25,6 +26,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP = Math.min(3, Math.max(1, Math.round(DURATION / 4)));
+const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
 const TARGET_RATIO = 0.7;
 const TARGET_P99_MS = 10;
 const DEFAULT_PG = 'postgres://postgres@127.0.0.1:5432/test';
@@ -166,7 +168,7 @@ const pad = (s: string, n: number) => s.padEnd(n);
 const num = (n: number, digits = 0) => n.toFixed(digits).padStart(9);
 
 async function main() {
-  process.stderr.write(`Reelbase bench: ${CONNECTIONS} connections, ${DURATION} s per run (after ${WARMUP} s warm-up), ${os.cpus().length} CPUs, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  process.stderr.write(`Reelbase bench: ${CONNECTIONS} connections, ${DURATION} s per run (after ${WARMUP} s warm-up), ${RUNS} paired runs, ${os.cpus().length} CPUs, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-bench-'));
   const notes: string[] = [];
   const rows: Array<{ m: Measurement; ratio: number | null }> = [];
@@ -175,15 +177,24 @@ async function main() {
   const only = process.env.BENCH_ONLY;
   try {
     if (only && only !== 'api') return void (await runMediaAndLive(only));
-    const sqlite = await measureReelbase('reelbase sqlite', { DATA_DIR: dataDir, DATABASE_URL: '' });
+    // Paired runs, each a fresh Reelbase process then a fresh baseline: on a small shared machine one
+    // run can land in a slow spell, so the pair with the median ratio is the one reported.
+    const pairs: Array<{ sqlite: Awaited<ReturnType<typeof measureReelbase>>; baseline: Measurement; ratio: number }> = [];
+    for (let run = 0; run < RUNS; run++) {
+      const sqlite = await measureReelbase('reelbase sqlite', { DATA_DIR: path.join(dataDir, `sqlite-${run}`), DATABASE_URL: '' });
+      const baselineServer = await startChild('baseline.ts', { BENCH_BODY: sqlite.target.body });
+      try {
+        const baseline = await measure('node:http baseline', `http://127.0.0.1:${baselineServer.info.port}${sqlite.target.path}`);
+        pairs.push({ sqlite, baseline, ratio: sqlite.m.rps / baseline.rps });
+      } finally {
+        await stopChild(baselineServer.child);
+      }
+    }
+    const byRatio = [...pairs].sort((a, b) => a.ratio - b.ratio);
+    const { sqlite, baseline } = byRatio[Math.floor((byRatio.length - 1) / 2)];
     if (sqlite.target.note) notes.push(sqlite.target.note);
-
-    const baselineServer = await startChild('baseline.ts', { BENCH_BODY: sqlite.target.body });
-    let baseline: Measurement;
-    try {
-      baseline = await measure('node:http baseline', `http://127.0.0.1:${baselineServer.info.port}${sqlite.target.path}`);
-    } finally {
-      await stopChild(baselineServer.child);
+    if (pairs.length > 1) {
+      notes.push(`SQLite ratio in each of ${pairs.length} paired runs: ${pairs.map((p) => p.ratio.toFixed(2)).join(', ')} (the median pair is shown)`);
     }
     rows.push({ m: baseline, ratio: null }, { m: sqlite.m, ratio: sqlite.m.rps / baseline.rps });
 

@@ -7,8 +7,8 @@ import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { createOrg, createPlayer, createUser, userClient, type OrgContext } from './helpers/factories.ts';
 
 const P = '/dashboard/v1';
-// The change clock reads other connections' commits once per event-loop turn (docs/performance.md).
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+// The change clock looks for other connections' commits once a millisecond has passed (docs/performance.md).
+const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 3));
 
 /**
  * Token lookups and records read by id are answered from memory while nothing in the database has

@@ -2,10 +2,11 @@
  * A generation number that moves whenever the database may have changed, from this process or from
  * any other, so that reads can be answered from memory while it stands still (src/db/read-cache.ts).
  *
- * SQLite: our own connection counts the statements that changed rows (and every rollback), and
- * `PRAGMA data_version` tells about commits by any other connection, such as the CLI or a worker
- * process. That pragma is read once per event-loop turn: a request sees every commit made before
- * the turn it started in, which is what "at once" can mean between processes.
+ * SQLite: our own connection counts the statements that changed rows, so this process's own writes
+ * are seen by the very next read; `PRAGMA data_version` tells about commits by any other connection,
+ * such as the CLI or a worker process. That pragma is read again when a millisecond has passed since
+ * the last reading (reading it for every request costs more than the cached read it guards): a
+ * request sees every commit another process made at least a millisecond before it started.
  *
  * PostgreSQL has no such cheap signal (other processes commit over other connections), so there is
  * no clock there and nothing is cached.
@@ -18,14 +19,15 @@ export interface ChangeClock {
 export class SqliteChangeClock implements ChangeClock {
   private generation = 0;
   private version: number;
-  private checked = false;
+  private checkedAt: number;
   private closed = false;
-  private readonly uncheck = () => {
-    this.checked = false;
-  };
 
-  constructor(private readonly dataVersion: () => number) {
+  constructor(
+    private readonly dataVersion: () => number,
+    private readonly maxAgeMs = 1,
+  ) {
     this.version = dataVersion();
+    this.checkedAt = performance.now();
   }
 
   /** Our own connection changed something (data_version only counts other connections). */
@@ -35,14 +37,14 @@ export class SqliteChangeClock implements ChangeClock {
 
   now(): number | null {
     if (this.closed) return null;
-    if (!this.checked) {
+    const at = performance.now();
+    if (at - this.checkedAt >= this.maxAgeMs) {
+      this.checkedAt = at;
       const version = this.dataVersion();
       if (version !== this.version) {
         this.version = version;
         this.generation++;
       }
-      this.checked = true;
-      setImmediate(this.uncheck);
     }
     return this.generation;
   }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { addRouteStep } from './route-hooks.ts';
 import { AppError } from './errors.ts';
 import { can } from '../modules/roles/permissions.ts';
+import { hashToken } from '../lib/tokens.ts';
 import type { TokensService } from '../modules/tokens/tokens.service.ts';
 import type { AuthContext } from './context.ts';
 
@@ -29,6 +30,19 @@ function bearerToken(header: string): string | undefined {
   return token && !/\s/.test(token) ? token : undefined;
 }
 
+// HTTP/1.1 clients send the same token on every request of a connection: its hash is remembered
+// for the connection (and forgotten with it) rather than computed again each time.
+const lastTokenOf = new WeakMap<object, { token: string; hash: string }>();
+
+function tokenHashFor(request: FastifyRequest, token: string): string {
+  const connection = request.raw.socket;
+  const last = connection ? lastTokenOf.get(connection) : undefined;
+  if (last && last.token === token) return last.hash;
+  const hash = hashToken(token);
+  if (connection) lastTokenOf.set(connection, { token, hash });
+  return hash;
+}
+
 export function registerAuth(app: FastifyInstance, tokens: TokensService) {
   app.decorateRequest('auth', null as never);
   addRouteStep(app, (route) => {
@@ -45,7 +59,7 @@ export function registerAuth(app: FastifyInstance, tokens: TokensService) {
     return (request) => {
       const token = presentedToken(request);
       if (!token) throw new AppError('unauthorized');
-      const auth = tokens.authenticate(token);
+      const auth = tokens.authenticateHash(tokenHashFor(request, token));
       // A cached token is checked without waiting; an uncached one after its query.
       if (auth instanceof Promise) return auth.then((found) => admit(request, found));
       admit(request, auth);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ReadCache } from '../../src/db/read-cache.ts';
+import { SqliteChangeClock } from '../../src/db/change-clock.ts';
 import type { ChangeClock } from '../../src/db/change-clock.ts';
 
 function fakeClock(start: number | null = 0): ChangeClock & { value: number | null } {
@@ -67,5 +68,22 @@ describe('ReadCache', () => {
     const again = counter({ from: 'a' });
     await cache.read('a', 1, again);
     expect(again.calls).toBe(1);
+  });
+});
+
+describe('SqliteChangeClock', () => {
+  it("moves on this connection's own changes at once, and on other connections' commits once it looks again", async () => {
+    let version = 7;
+    const clock = new SqliteChangeClock(() => version, 5);
+    const start = clock.now();
+    clock.changed();
+    expect(clock.now()).toBe(start! + 1);
+    version = 8;
+    expect(clock.now()).toBe(start! + 1);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(clock.now()).toBe(start! + 2);
+    expect(clock.now()).toBe(start! + 2);
+    clock.close();
+    expect(clock.now()).toBeNull();
   });
 });

@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../http/errors.ts';
 import type { Page } from '../../http/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
+import { mapMaybe, type MaybePromise } from '../../db/read-cache.ts';
 import { EventsRepository, type ChapterOwner, type EventFilter, type EventPatch, type EventRow } from './events.repository.ts';
 import {
   EVENT_TYPES,
@@ -95,10 +96,12 @@ export class EventsService {
 
   // ---- lookups ----
 
-  async find(organizationId: number, id: number): Promise<EventRow> {
-    const row = await this.repo.findById(organizationId, id);
-    if (!row) throw notFound('event', id);
-    return row;
+  /** The organization's event, or a 404; a cached one without a promise (read on every CTA/event GET). */
+  find(organizationId: number, id: number): MaybePromise<EventRow> {
+    return mapMaybe(this.repo.findById(organizationId, id), (row) => {
+      if (!row) throw notFound('event', id);
+      return row;
+    });
   }
 
   /** A chapter of the organization; any other id (missing, another organization's, out of range) is a 404. */

@@ -30,7 +30,12 @@ export class TokensService {
    * a cached token is answered at once, without a promise.
    */
   authenticate(token: string): MaybePromise<AuthContext | null> {
-    return mapMaybe(this.repo.findByHash(hashToken(token)), authOf);
+    return this.authenticateHash(hashToken(token));
+  }
+
+  /** As authenticate, for a token already hashed with hashToken. */
+  authenticateHash(tokenHash: string): MaybePromise<AuthContext | null> {
+    return mapMaybe(this.repo.findByHash(tokenHash), authOf);
   }
 
   /** Issues a token; the clear text is returned once and never stored. */
