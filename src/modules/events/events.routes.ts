@@ -72,7 +72,8 @@ export default async function eventsRoutes(app: App, { database, config }: Deps)
 
   app.get('/v1/events/:id', {
     schema: { tags, summary: 'Get an event', params: IdParams, response: { 200: Event } },
-  }, async (request) => events.get(request.auth.organizationId, request.params.id));
+    // Not async: a cached event is answered in the same tick (docs/performance.md).
+  }, (request) => events.get(request.auth.organizationId, request.params.id));
 
   app.patch('/v1/events/:id', {
     config: { wrap: 'event' },

@@ -182,8 +182,8 @@ export class EventsService {
     return toEvent(await this.insertEvent(organizationId, input, { auto_close: false }));
   }
 
-  async get(organizationId: number, id: number): Promise<Event> {
-    return toEvent(await this.find(organizationId, id));
+  get(organizationId: number, id: number): MaybePromise<Event> {
+    return mapMaybe(this.find(organizationId, id), toEvent);
   }
 
   async update(organizationId: number, id: number, input: EventUpdateBody): Promise<Event> {
