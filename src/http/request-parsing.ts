@@ -113,6 +113,8 @@ function normalizeRequest(request: FastifyRequest, hasBody: boolean, arrayKeys: 
 /** Only the dashboard API takes the `.json` suffix; `/dashboard/openapi.json` is a real file name. */
 export function stripJsonSuffix(url: string): string {
   const q = url.indexOf('?');
+  // Most paths do not end in .json: answered without slicing the path out (this runs on every request).
+  if (!url.startsWith('.json', (q === -1 ? url.length : q) - 5)) return url;
   const path = q === -1 ? url : url.slice(0, q);
   if (!/^\/dashboard\/v1(\.1)?(\/.*)?\.json$/.test(path)) return url;
   return path.slice(0, -5) + (q === -1 ? '' : url.slice(q));
