@@ -11,11 +11,6 @@ export function mapMaybe<T, U>(value: MaybePromise<T>, f: (value: T) => U): Mayb
   return value instanceof Promise ? value.then(f) : f(value);
 }
 
-interface Entry {
-  generation: number;
-  value: unknown;
-}
-
 /**
  * Rows read by key, kept while the database's change clock stands still: any change anywhere drops
  * them all, so a cached read never answers what a fresh query would not. Hot reads (the token of
@@ -26,7 +21,8 @@ interface Entry {
  * has its own namespace, so keys are the bare id or hash, not a string built per request.
  */
 export class ReadCache {
-  private spaces = new Map<string, Map<string | number, Entry>>();
+  // Everything held was read at `generation`: the maps are emptied whenever the clock moves.
+  private spaces = new Map<string, Map<string | number, unknown>>();
   private size = 0;
   private generation: number | null = null;
 
@@ -46,21 +42,21 @@ export class ReadCache {
     let space = this.spaces.get(namespace);
     if (!space) this.spaces.set(namespace, (space = new Map()));
     const hit = space.get(key);
-    if (hit !== undefined && hit.generation === generation) return hit.value as T;
+    if (hit !== undefined) return hit as T;
     return this.fill(space, key, generation, load);
   }
 
-  private async fill<T extends object>(space: Map<string | number, Entry>, key: string | number, generation: number, load: () => Promise<T | undefined>) {
+  private async fill<T extends object>(space: Map<string | number, unknown>, key: string | number, generation: number, load: () => Promise<T | undefined>) {
     const value = await load();
-    // A change that landed while the query ran makes this value unsafe to keep.
-    if (value !== undefined && this.clock.now() === generation && this.generation === generation) {
+    // A change that landed while the query ran makes this value unsafe to keep (the clock only moves forward).
+    if (value !== undefined && this.clock.now() === generation) {
       // Full: start over rather than track recency on every hit.
       if (this.size >= this.capacity) {
         for (const other of this.spaces.values()) other.clear();
         this.size = 0;
       }
       if (!space.has(key)) this.size++;
-      space.set(key, { generation, value: Object.freeze(value) });
+      space.set(key, Object.freeze(value));
     }
     return value;
   }

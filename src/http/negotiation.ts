@@ -45,9 +45,10 @@ export function registerNegotiation(app: FastifyInstance) {
   addRouteStep(app, (route) => {
     // Media files (and the docs pages) are served whatever the Accept header asks.
     if (route.config?.media) return undefined;
-    const isList = route.config?.list !== undefined;
+    const list = route.config?.list;
+    const isList = list !== undefined;
     // Only list operations can answer CSV or XLSX.
-    if (isList) addRouteHook(route, 'preSerialization', tabularPayload);
+    if (isList) addRouteHook(route, 'preSerialization', tabularPayload(list));
     return (request) => {
       const format = chooseFormat(request.headers.accept, isList);
       if (!format) throw new AppError('not_acceptable');
@@ -56,17 +57,18 @@ export function registerNegotiation(app: FastifyInstance) {
   });
 }
 
-/** The list payload as CSV or XLSX rows, when Accept asked for one of them. */
-async function tabularPayload(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
-  const key = request.routeOptions.config.list;
-  if (request.responseFormat === 'json' || key === undefined || reply.statusCode >= 300) return payload;
-  const rows = rowsOf(payload, key);
-  if (request.responseFormat === 'csv') {
-    const csv = toCsv(rows);
-    reply.type('text/csv; charset=utf-8').serializer(() => csv);
-  } else {
-    const xlsx = await toXlsx(rows, key || 'items');
-    reply.type(XLSX_TYPE).serializer(() => xlsx as unknown as string);
-  }
-  return payload;
+/** For a list route whose rows are `payload[key]`: the rows as CSV or XLSX, when Accept asked for one of them. */
+function tabularPayload(key: string) {
+  return async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (request.responseFormat === 'json' || reply.statusCode >= 300) return payload;
+    const rows = rowsOf(payload, key);
+    if (request.responseFormat === 'csv') {
+      const csv = toCsv(rows);
+      reply.type('text/csv; charset=utf-8').serializer(() => csv);
+    } else {
+      const xlsx = await toXlsx(rows, key || 'items');
+      reply.type(XLSX_TYPE).serializer(() => xlsx as unknown as string);
+    }
+    return payload;
+  };
 }
