@@ -2,13 +2,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import type { Database } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { uncoveredTables } from '../src/db/pg-change-triggers.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { createOrg, createPlayer, createUser, userClient, type OrgContext } from './helpers/factories.ts';
 
 const P = '/dashboard/v1';
-// The change clock looks for other connections' commits once a millisecond has passed (docs/performance.md).
-const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 3));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Token lookups and records read by id are answered from memory while nothing in the database has
@@ -42,6 +44,20 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     return res.body as { id: number };
   }
 
+  /**
+   * A write by another connection, as another process would make it; then the wait before the next
+   * request must see it. SQLite: a millisecond (data_version is read again once one has passed).
+   * PostgreSQL: until the change notification arrived, which must happen.
+   */
+  async function elsewhere(write: (db: Database['db']) => Promise<unknown>) {
+    const before = t.database.clock.now();
+    await write(other.db);
+    if (dialect === 'sqlite') return sleep(3);
+    for (const deadline = Date.now() + 2_000; t.database.clock.now() === before; await sleep(1)) {
+      if (Date.now() > deadline) throw new Error('no change notification within 2 s');
+    }
+  }
+
   async function readTwice(url: string, api = org.api) {
     const first = await api.get(url);
     const second = await api.get(url);
@@ -53,16 +69,14 @@ describe.each(dialects)('read cache on %s', (dialect) => {
   it('answers a change another connection committed on the next request', async () => {
     const cta = await newCta();
     expect((await readTwice(`${P}/ctas/${cta.id}`)).body.html).toBe('before');
-    await other.db.updateTable('events').set({ html: 'changed elsewhere' }).where('id', '=', cta.id).execute();
-    await nextTurn();
+    await elsewhere((db) => db.updateTable('events').set({ html: 'changed elsewhere' }).where('id', '=', cta.id).execute());
     expect((await org.api.get(`${P}/ctas/${cta.id}`)).body.html).toBe('changed elsewhere');
   });
 
   it('refuses a token another connection deleted, on the next request', async () => {
     const viewer = await org.as('viewer');
     await readTwice(`${P}/players`, viewer);
-    await other.db.deleteFrom('api_tokens').where('role', '=', 'viewer').where('organization_id', '=', org.organizationId).execute();
-    await nextTurn();
+    await elsewhere((db) => db.deleteFrom('api_tokens').where('role', '=', 'viewer').where('organization_id', '=', org.organizationId).execute());
     expect((await viewer.get(`${P}/players`)).status).toBe(401);
   });
 
@@ -72,12 +86,10 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     const cta = await newCta();
     expect((await asUser.patch(`${P}/ctas/${cta.id}`, { html: 'by an admin' })).status).toBe(200);
     await readTwice(`${P}/ctas/${cta.id}`, asUser);
-    await other.db.updateTable('users').set({ role: 'viewer' }).where('id', '=', user.id).execute();
-    await nextTurn();
+    await elsewhere((db) => db.updateTable('users').set({ role: 'viewer' }).where('id', '=', user.id).execute());
     expect((await asUser.patch(`${P}/ctas/${cta.id}`, { html: 'by a viewer' })).status).toBe(403);
     expect((await asUser.get(`${P}/ctas/${cta.id}`)).body.html).toBe('by an admin');
-    await other.db.deleteFrom('users').where('id', '=', user.id).execute();
-    await nextTurn();
+    await elsewhere((db) => db.deleteFrom('users').where('id', '=', user.id).execute());
     expect((await asUser.get(`${P}/ctas/${cta.id}`)).status).toBe(401);
   });
 
@@ -112,5 +124,104 @@ describe.each(dialects)('read cache on %s', (dialect) => {
       }),
     ).rejects.toThrow('abort');
     expect((await org.api.get(`${P}/ctas/${cta.id}`)).body.html).toBe('before');
+  });
+});
+
+/**
+ * PostgreSQL's change clock: triggers on every table notify, a LISTENing connection per process hears
+ * it (src/db/pg-change-triggers.ts, src/db/pg-connection.ts).
+ */
+describe.runIf(dialects.includes('postgres'))('change notifications on postgres', () => {
+  let t: TestApp;
+  let other: Database;
+  let org: OrgContext;
+
+  beforeAll(async () => {
+    t = await createTestApp('postgres');
+    other = t.openAnother();
+    org = await createOrg(t);
+  });
+
+  afterAll(async () => {
+    await other.destroy();
+    await t.close();
+  });
+
+  async function until(what: string, ok: () => boolean) {
+    for (const deadline = Date.now() + 5_000; !ok(); await sleep(2)) {
+      if (Date.now() > deadline) throw new Error(`not ${what} within 5 s`);
+    }
+  }
+
+  it('gives every table the change triggers', async () => {
+    expect(await uncoveredTables(t.database.db)).toEqual([]);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_class c join pg_namespace s on s.oid = c.relnamespace
+      where s.nspname = current_schema() and c.relkind = 'r' and c.relname not like 'kysely\\_%'`.execute(t.database.db);
+    expect(rows[0].n).toBeGreaterThan(20);
+  });
+
+  it('covers a table added after the migrations, on the next start', async () => {
+    await sql`create table later_area (id serial primary key, name text)`.execute(t.database.db);
+    expect(await uncoveredTables(t.database.db)).toEqual(['later_area']);
+    await migrateToLatest(t.database.db);
+    expect(await uncoveredTables(t.database.db)).toEqual([]);
+    const before = t.database.clock.now();
+    await sql`insert into later_area (name) values ('x')`.execute(other.db);
+    await until('notified', () => t.database.clock.now() !== before);
+    await sql`drop table later_area`.execute(t.database.db);
+  });
+
+  it('answers repeated reads from memory until a notification says otherwise', async () => {
+    const player = await createPlayer(org.api);
+    const cta = (await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'cached' })).body;
+    await until('listening', () => t.database.clock.now() !== null);
+    await org.api.get(`${P}/ctas/${cta.id}`);
+    // A change with the triggers switched off for this session: nothing notifies, so the cached row is answered.
+    await other.db.connection().execute(async (c) => {
+      await sql`set session_replication_role = replica`.execute(c);
+      await c.updateTable('events').set({ html: 'unannounced' }).where('id', '=', cta.id).execute();
+      await sql`reset session_replication_role`.execute(c);
+    });
+    await sleep(20);
+    expect((await org.api.get(`${P}/ctas/${cta.id}`)).body.html).toBe('cached');
+    const before = t.database.clock.now();
+    await other.db.updateTable('events').set({ html: 'announced' }).where('id', '=', cta.id).execute();
+    await until('notified', () => t.database.clock.now() !== before);
+    expect((await org.api.get(`${P}/ctas/${cta.id}`)).body.html).toBe('announced');
+  });
+
+  it('drops a row read while a write to it waited for its commit, at the commit', async () => {
+    await until('listening', () => t.database.clock.now() !== null);
+    const player = await createPlayer(org.api);
+    const cta = (await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'old' })).body;
+    await org.api.get(`${P}/ctas/${cta.id}`);
+    await t.database.db.transaction().execute(async (trx) => {
+      await trx.updateTable('events').set({ html: 'committed' }).where('id', '=', cta.id).execute();
+      // Another request meanwhile reads, over another connection, the row as it stands before the commit.
+      expect((await org.api.get(`${P}/ctas/${cta.id}`)).body.html).toBe('old');
+    });
+    expect((await org.api.get(`${P}/ctas/${cta.id}`)).body.html).toBe('committed');
+  });
+
+  it('caches nothing while the listening connection is down, and listens again', async () => {
+    await until('listening', () => t.database.clock.now() !== null);
+    const player = await createPlayer(org.api);
+    const cta = (await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'one' })).body;
+    await org.api.get(`${P}/ctas/${cta.id}`);
+    const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(t.database.db)).rows[0].s;
+    // Listeners name their schema (tests give each file one); this one's and the second connection's.
+    const killed = await sql`select pg_terminate_backend(pid) from pg_stat_activity
+      where application_name = ${`reelbase changes ${schema}`}`.execute(other.db);
+    expect(killed.rows.length).toBe(2);
+    await until('down', () => t.database.clock.now() === null);
+    // Unannounced changes are seen while nothing is cached.
+    await other.db.connection().execute(async (c) => {
+      await sql`set session_replication_role = replica`.execute(c);
+      await c.updateTable('events').set({ html: 'two' }).where('id', '=', cta.id).execute();
+      await sql`reset session_replication_role`.execute(c);
+    });
+    expect((await org.api.get(`${P}/ctas/${cta.id}`)).body.html).toBe('two');
+    await until('listening again', () => t.database.clock.now() !== null);
+    expect((await org.api.get(`${P}/ctas/${cta.id}`)).body.html).toBe('two');
   });
 });

@@ -8,8 +8,10 @@
  * the last reading (reading it for every request costs more than the cached read it guards): a
  * request sees every commit another process made at least a millisecond before it started.
  *
- * PostgreSQL has no such cheap signal (other processes commit over other connections), so there is
- * no clock there and nothing is cached.
+ * PostgreSQL: our own pool counts the statements that may have changed rows and every COMMIT; triggers
+ * on every table notify about commits from any connection (src/db/pg-change-triggers.ts), heard by a
+ * LISTENing connection of this process (src/db/pg-connection.ts). A request sees another process's
+ * commit once its notification arrived, normally well under a millisecond after the commit.
  */
 export interface ChangeClock {
   /** The current generation, or null when changes cannot be detected and nothing may be cached. */
@@ -51,5 +53,33 @@ export class SqliteChangeClock implements ChangeClock {
 
   close(): void {
     this.closed = true;
+  }
+}
+
+export class PgChangeClock implements ChangeClock {
+  private generation = 0;
+  private heard = false;
+
+  /** Our own pool ran a statement that may have changed rows, or a COMMIT. */
+  changed(): void {
+    this.generation++;
+  }
+
+  /** Another connection (or ours) committed a change to our schema. */
+  notified(): void {
+    this.generation++;
+  }
+
+  /**
+   * Whether notifications are being heard. Without them another process's commit would go unseen, so
+   * nothing is cached; the clock moves on both edges, since what was read before may be stale now.
+   */
+  listening(on: boolean): void {
+    this.heard = on;
+    this.generation++;
+  }
+
+  now(): number | null {
+    return this.heard ? this.generation : null;
   }
 }

@@ -4,7 +4,8 @@ import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
 import type { DB } from './schema.ts';
-import { SqliteChangeClock } from './change-clock.ts';
+import { PgChangeClock, SqliteChangeClock, type ChangeClock } from './change-clock.ts';
+import { listenForChanges, wrapPgPool } from './pg-connection.ts';
 import { attachReadCache, ReadCache } from './read-cache.ts';
 import { wrapSqlite } from './sqlite-connection.ts';
 
@@ -13,6 +14,8 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface Database {
   db: Kysely<DB>;
   dialect: DialectName;
+  /** Moves whenever the database may have changed; the read cache follows it. */
+  clock: ChangeClock;
   destroy(): Promise<void>;
 }
 
@@ -30,13 +33,26 @@ export interface DatabaseOptions {
 
 export function openDatabase(options: DatabaseOptions): Database {
   if (options.url && /^postgres(ql)?:\/\//.test(options.url)) {
-    const pool = new pg.Pool({
+    const connection: pg.ClientConfig = {
       connectionString: options.url,
-      max: options.poolSize ?? 10,
       ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
-    });
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', destroy: () => db.destroy() };
+    };
+    const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
+    const clock = new PgChangeClock();
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: wrapPgPool(pool, () => clock.changed()) }) });
+    // Named after the schema when one is given, so that an operator (or a test) can tell them apart.
+    const listener = { ...connection, application_name: `reelbase changes${options.pgSchema ? ` ${options.pgSchema}` : ''}` };
+    const stopListening = listenForChanges(listener, clock);
+    attachReadCache(db, new ReadCache(clock));
+    return {
+      db,
+      dialect: 'postgres',
+      clock,
+      destroy: async () => {
+        await stopListening();
+        await db.destroy();
+      },
+    };
   }
   if (options.url) throw new Error('DATABASE_URL must start with postgres:// or postgresql://');
   const file = options.sqlitePath ?? ':memory:';
@@ -54,6 +70,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   return {
     db,
     dialect: 'sqlite',
+    clock,
     destroy: () => {
       clock.close();
       return db.destroy();

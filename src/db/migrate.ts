@@ -1,5 +1,6 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import { isPostgres } from './dialect.ts';
+import { installChangeTriggers } from './pg-change-triggers.ts';
 import * as m0001 from './migrations/0001_initial.ts';
 import * as m0004 from './migrations/0004_accounts.ts';
 import * as m0005 from './migrations/0005_accounts_more.ts';
@@ -33,5 +34,6 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultS
   const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;
+  if (isPostgres(db)) await installChangeTriggers(db);
   return result;
 }

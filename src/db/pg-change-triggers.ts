@@ -1,0 +1,46 @@
+import { sql, type Kysely } from 'kysely';
+import { CHANGE_CHANNEL } from './pg-connection.ts';
+
+const FUNCTION = 'reelbase_notify_change';
+const ROW_TRIGGER = 'reelbase_changes_rows';
+const TRUNCATE_TRIGGER = 'reelbase_changes_truncate';
+
+/**
+ * PostgreSQL: makes every table of the current schema notify CHANGE_CHANNEL (payload: the schema) when
+ * a transaction that changed its rows commits, for the change clock of every process using the
+ * database (src/db/change-clock.ts). Run after the migrations, on every start, so that a table a later
+ * migration adds is covered without that migration having to remember it; tables already covered are
+ * left alone. Row-level triggers, since a statement-level one would also fire for statements that
+ * changed nothing (a job poll finding no work); PostgreSQL sends one notification per transaction
+ * however many rows changed, since identical notifications are folded.
+ */
+export async function installChangeTriggers(db: Kysely<any>): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    // Processes starting together would otherwise race on the function and the triggers.
+    await sql`select pg_advisory_xact_lock(hashtext(${FUNCTION}))`.execute(trx);
+    await sql`
+      create or replace function ${sql.ref(FUNCTION)}() returns trigger language plpgsql as $$
+      begin
+        perform pg_notify(${sql.lit(CHANGE_CHANNEL)}, tg_table_schema);
+        return null;
+      end
+      $$`.execute(trx);
+    const missing = await uncoveredTables(trx);
+    for (const table of missing) {
+      await sql`create trigger ${sql.ref(ROW_TRIGGER)} after insert or update or delete on ${sql.table(table)}
+        for each row execute function ${sql.ref(FUNCTION)}()`.execute(trx);
+      await sql`create trigger ${sql.ref(TRUNCATE_TRIGGER)} after truncate on ${sql.table(table)}
+        for each statement execute function ${sql.ref(FUNCTION)}()`.execute(trx);
+    }
+  });
+}
+
+/** Tables of the current schema without the change triggers (Kysely's own migration tables aside). */
+export async function uncoveredTables(db: Kysely<any>): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`
+    select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where n.nspname = current_schema() and c.relkind in ('r', 'p') and c.relname not like 'kysely\\_%'
+      and not exists (select 1 from pg_trigger t where t.tgrelid = c.oid and t.tgname = ${ROW_TRIGGER})
+    order by 1`.execute(db);
+  return rows.map((r) => r.name);
+}

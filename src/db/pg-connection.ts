@@ -1,0 +1,107 @@
+import pg from 'pg';
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import type { PgChangeClock } from './change-clock.ts';
+
+/** The channel the change triggers notify on (src/db/pg-change-triggers.ts); the payload is the schema. */
+export const CHANGE_CHANNEL = 'reelbase_changes';
+
+const wrapped = new WeakSet<object>();
+
+// Results that cannot have changed anything another read could see. Everything else moves the clock,
+// COMMIT included: a read that ran between a write and its commit may have cached the old row.
+function unchanged(result: pg.QueryResult): boolean {
+  const { command, rowCount } = result;
+  if (command === 'SELECT' || command === 'BEGIN' || command === 'SHOW' || command === 'SET' || command === 'LISTEN') return true;
+  return (command === 'INSERT' || command === 'UPDATE' || command === 'DELETE') && rowCount === 0;
+}
+
+/**
+ * The pool Kysely's PostgreSQL dialect uses, with `onChange` called after every statement of this
+ * process that may have changed rows (and after every COMMIT), so that our own writes move the change
+ * clock before the caller goes on: a request sees the writes of the requests before it at once, without
+ * waiting for the notification about them.
+ */
+export function wrapPgPool(pool: pg.Pool, onChange: () => void): PostgresPool {
+  return {
+    async connect() {
+      const client = await pool.connect();
+      if (!wrapped.has(client)) {
+        wrapped.add(client);
+        const query = client.query.bind(client) as (...args: unknown[]) => Promise<pg.QueryResult>;
+        (client as { query: unknown }).query = async (...args: unknown[]) => {
+          const result = await query(...args);
+          if (!result || !unchanged(result)) onChange();
+          return result;
+        };
+      }
+      return client as unknown as PostgresPoolClient;
+    },
+    end: () => pool.end(),
+  };
+}
+
+const RETRY_MIN_MS = 100;
+const RETRY_MAX_MS = 5_000;
+
+/**
+ * Keeps one connection LISTENing for the change triggers' notifications about our schema, and tells
+ * the clock: each notification moves it; while the connection is down the clock reads null (nothing
+ * is cached, since other processes' commits could go unseen) and it reconnects with backoff.
+ * Answers a function that closes it.
+ */
+export function listenForChanges(config: pg.ClientConfig, clock: PgChangeClock): () => Promise<void> {
+  let client: pg.Client | null = null;
+  let closed = false;
+  let retry = RETRY_MIN_MS;
+  let timer: NodeJS.Timeout | null = null;
+
+  const drop = (c: pg.Client) => {
+    c.removeAllListeners();
+    c.on('error', () => {});
+    return c.end().catch(() => {});
+  };
+
+  const lost = (c: pg.Client) => {
+    if (client !== c) return;
+    client = null;
+    clock.listening(false);
+    void drop(c);
+    if (closed) return;
+    timer = setTimeout(() => {
+      timer = null;
+      void connect();
+    }, retry);
+    timer.unref();
+    retry = Math.min(retry * 2, RETRY_MAX_MS);
+  };
+
+  const connect = async () => {
+    const c = new pg.Client(config);
+    client = c;
+    c.on('error', () => lost(c));
+    c.on('end', () => lost(c));
+    try {
+      await c.connect();
+      const schema = (await c.query<{ schema: string }>('select current_schema() as schema')).rows[0].schema;
+      c.on('notification', (n) => {
+        if (n.payload === schema) clock.notified();
+      });
+      await c.query(`listen ${CHANGE_CHANNEL}`);
+      if (client !== c) return;
+      retry = RETRY_MIN_MS;
+      clock.listening(true);
+    } catch {
+      lost(c);
+    }
+  };
+
+  void connect();
+  return async () => {
+    closed = true;
+    if (timer) clearTimeout(timer);
+    clock.listening(false);
+    const c = client;
+    client = null;
+    if (c) await drop(c);
+  };
+}
