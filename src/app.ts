@@ -16,6 +16,7 @@ import { registerValidation } from './http/validation.ts';
 import { dashboardModules } from './modules/index.ts';
 import mediaFilesRoutes from './modules/media-files/media-files.routes.ts';
 import livePlaybackRoutes from './modules/live/live-playback.routes.ts';
+import { oembedRoutes, watchPageRoutes } from './modules/watch/watch.routes.ts';
 import { IdempotencyService } from './modules/idempotency/idempotency.service.ts';
 import { TokensService } from './modules/tokens/tokens.service.ts';
 
@@ -68,6 +69,9 @@ export async function buildApp({ config, database, logStream }: AppDeps): Promis
   await app.register(async (root) => mediaFilesRoutes(root as App, deps));
   // Live HLS playback by player UUID, outside /dashboard (docs/live.md).
   await app.register(async (root) => livePlaybackRoutes(root as App, deps));
+  // The watch and embed pages, and oEmbed also at the root where DESIGN §1 names it (docs/watch.md).
+  await app.register(async (root) => watchPageRoutes(root as App, deps));
+  await app.register(async (root) => oembedRoutes(root as App, deps, { hide: true }));
   await app.ready();
   return app;
 }

@@ -9,6 +9,7 @@ import * as m0007 from './migrations/0007_jobs.ts';
 import * as m0010 from './migrations/0010_live.ts';
 import * as m0009 from './migrations/0009_captions.ts';
 import * as m0008 from './migrations/0008_media.ts';
+import * as m0011 from './migrations/0011_watch.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0010_live': m0010,
   '0009_captions': m0009,
   '0008_media': m0008,
+  '0011_watch': m0011,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -266,6 +266,7 @@ export interface AccessManagersTable {
   whitelisted_domains_enabled: Generated<Bool>;
   whitelisted_domains: Generated<string>;
   max_access_code_uses: number | null;
+  access_code_uses: Generated<number>;
   created_at: number;
   updated_at: number;
 }

@@ -1,0 +1,44 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { AccessManagersTable, DB, PlayersTable } from '../../db/schema.ts';
+
+export type WatchPlayerRow = Selectable<PlayersTable> & { organization_name: string };
+export type WatchAccessRow = Pick<Selectable<AccessManagersTable>, 'id' | 'enabled' | 'custom_approval_message' | 'custom_denial_message' | 'whitelisted_domains_enabled' | 'whitelisted_domains' | 'max_access_code_uses' | 'access_code_uses'>;
+
+/** The queries of the public pages: players are found by UUID alone, whatever their organization. */
+export class WatchRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  findPlayer(uuid: string): Promise<WatchPlayerRow | undefined> {
+    return this.db
+      .selectFrom('players')
+      .innerJoin('organizations', 'organizations.id', 'players.organization_id')
+      .selectAll('players')
+      .select('organizations.name as organization_name')
+      .where('players.uuid', '=', uuid)
+      .executeTakeFirst();
+  }
+
+  findAccessManager(playerId: number): Promise<WatchAccessRow | undefined> {
+    return this.db
+      .selectFrom('access_managers')
+      .select(['id', 'enabled', 'custom_approval_message', 'custom_denial_message', 'whitelisted_domains_enabled', 'whitelisted_domains', 'max_access_code_uses', 'access_code_uses'])
+      .where('player_id', '=', playerId)
+      .executeTakeFirst();
+  }
+
+  /** Counts one use of the access code, unless `max` uses are already counted; false when used up. */
+  async countAccessCodeUse(id: number, max: number | null): Promise<boolean> {
+    let query = this.db.updateTable('access_managers').set((eb) => ({ access_code_uses: eb('access_code_uses', '+', 1) })).where('id', '=', id);
+    if (max !== null) query = query.where('access_code_uses', '<', max);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  organizationDomains(organizationId: number) {
+    return this.db
+      .selectFrom('organizations')
+      .select(['embed_domain', 'secure_embed_domain', 'playback_domain'])
+      .where('id', '=', organizationId)
+      .executeTakeFirst();
+  }
+}

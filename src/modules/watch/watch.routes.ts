@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App, Deps } from '../../http/context.ts';
+import { AppError, notFound } from '../../http/errors.ts';
+import { renderPage, renderRefusal } from '../../web/pages.ts';
+import { AccessCodeBody, AssetParams, Oembed, OembedQuery, PageParams } from './watch.schemas.ts';
+import { CodeAttempts } from './code-attempts.ts';
+import { WatchService, type PageKind, type PageView } from './watch.service.ts';
+
+const assetsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../web/assets');
+const ASSETS: Record<string, string> = { 'player.js': 'text/javascript; charset=utf-8', 'player.css': 'text/css; charset=utf-8' };
+
+function parseCookies(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) continue;
+    const name = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    try {
+      out[name] = decodeURIComponent(value);
+    } catch {
+      out[name] = value;
+    }
+  }
+  return out;
+}
+
+/**
+ * The public pages (DESIGN §1, docs/watch.md): `GET /watch/:uuid` (share page), `GET /embed/:uuid`
+ * (iframe page), a POST of either with the access code form, and the player's script and styles
+ * under /web. No token.
+ */
+export async function watchPageRoutes(app: App, { database, config }: Deps) {
+  const watch = new WatchService(database, config);
+  const attempts = new CodeAttempts();
+  const origin = new URL(config.publicUrl).origin;
+  const secure = config.publicUrl.startsWith('https:');
+  const common = { public: true, media: true } as const;
+
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+
+  function securityHeaders(reply: FastifyReply, nonce: string, frameAncestors: string) {
+    reply
+      .header(
+        'content-security-policy',
+        `default-src 'self'; script-src 'self' 'nonce-${nonce}'; style-src 'self' 'unsafe-inline'; img-src * data: blob:; media-src 'self' ${origin} blob:; connect-src 'self' ${origin}; base-uri 'none'; object-src 'none'; frame-ancestors ${frameAncestors}`,
+      )
+      .header('referrer-policy', 'strict-origin-when-cross-origin')
+      .header('x-content-type-options', 'nosniff')
+      // Signed media URLs expire and access depends on the visitor: never cached by others.
+      .header('cache-control', 'private, no-store');
+  }
+
+  function ancestorsOf(view: PageView): string {
+    if (view.kind === 'watch') return "'self'";
+    if (!view.frameAncestors) return '*';
+    return ["'self'", ...view.frameAncestors.flatMap((d) => [`https://${d}`, `https://*.${d}`, `http://${d}`, `http://*.${d}`])].join(' ');
+  }
+
+  async function answer(kind: PageKind, uuid: string, request: FastifyRequest, reply: FastifyReply, accessCode?: string) {
+    const nonce = randomBytes(16).toString('base64');
+    const key = `${request.ip} ${uuid.toLowerCase()}`;
+    if (accessCode !== undefined && attempts.blocked(key)) {
+      securityHeaders(reply, nonce, "'self'");
+      return reply
+        .code(429)
+        .header('retry-after', String(attempts.retryAfterSeconds(key)))
+        .type('text/html; charset=utf-8')
+        .send(renderRefusal({ status: 403, title: 'Too many attempts', message: 'Too many wrong access codes. Try again later.' }, nonce));
+    }
+    const outcome = /^[0-9a-fA-F-]{1,64}$/.test(uuid)
+      ? await watch.page(kind, uuid, { ip: request.ip, referer: request.headers.referer, cookies: parseCookies(request.headers.cookie), accessCode })
+      : { kind: 'refused' as const, refusal: { status: 404 as const, title: 'Video not found', message: 'There is no video at this address.' } };
+    if (outcome.kind === 'granted') {
+      attempts.forget(key);
+      const cookie = `${outcome.cookie.name}=${outcome.cookie.value}; Path=/; HttpOnly; Max-Age=2592000; ${secure ? 'SameSite=None; Secure' : 'SameSite=Lax'}`;
+      // Post/redirect/get: the page is then an ordinary GET, and a reload does not send the code again.
+      return reply.code(303).header('set-cookie', cookie).header('location', `/${kind}/${uuid}`).header('cache-control', 'no-store').send();
+    }
+    if (outcome.kind === 'refused') {
+      if (accessCode !== undefined && outcome.refusal.askCode) attempts.failed(key);
+      securityHeaders(reply, nonce, kind === 'embed' ? '*' : "'self'");
+      return reply.code(outcome.refusal.status).type('text/html; charset=utf-8').send(renderRefusal(outcome.refusal, nonce));
+    }
+    const oembed = `${config.publicUrl}/dashboard/v1.1/oembed?url=${encodeURIComponent(outcome.view.watchUrl)}&format=json`;
+    securityHeaders(reply, nonce, ancestorsOf(outcome.view));
+    return reply.type('text/html; charset=utf-8').send(renderPage(outcome.view, nonce, oembed));
+  }
+
+  for (const kind of ['watch', 'embed'] as const) {
+    app.get(`/${kind}/:uuid`, { config: common, schema: { hide: true, params: PageParams } }, (request, reply) => answer(kind, request.params.uuid, request, reply));
+    app.post(`/${kind}/:uuid`, { config: common, schema: { hide: true, params: PageParams, body: AccessCodeBody } }, (request, reply) =>
+      answer(kind, request.params.uuid, request, reply, request.body.access_code ?? ''),
+    );
+  }
+
+  const assets = new Map(Object.keys(ASSETS).map((name) => [name, fs.readFileSync(path.join(assetsDir, name))]));
+  app.get('/web/:file', { config: common, schema: { hide: true, params: AssetParams } }, async (request, reply) => {
+    const body = assets.get(request.params.file);
+    if (!body) throw notFound('file');
+    return reply.type(ASSETS[request.params.file]).header('cache-control', 'public, max-age=300').header('x-content-type-options', 'nosniff').send(body);
+  });
+}
+
+/** `GET /v1/oembed` (fixed-size embed code) and `GET /v1.1/oembed` (responsive), public as oEmbed is. */
+export async function oembedRoutes(app: App, { database, config }: Deps, options: { hide?: boolean } = {}) {
+  const watch = new WatchService(database, config);
+  for (const version of ['v1', 'v1.1'] as const) {
+    app.get(`/${version}/oembed`, {
+      config: { public: true },
+      schema: {
+        hide: options.hide,
+        tags: ['service'],
+        summary: version === 'v1' ? 'oEmbed of a watch or embed URL (fixed-size embed code)' : 'oEmbed of a watch or embed URL (responsive embed code)',
+        querystring: OembedQuery,
+        response: { 200: Oembed },
+      },
+    }, async (request) => {
+      const format = request.query.format?.toLowerCase() ?? 'json';
+      if (format === 'xml') throw new AppError('not_implemented', 'Only format=json is supported');
+      if (format !== 'json') throw new AppError('validation_failed', 'format must be json', [{ field: 'format', message: 'must be json' }]);
+      const outcome = await watch.oembed(request.query, version === 'v1.1');
+      if (outcome.kind === 'not_found') throw notFound('video at that URL');
+      if (outcome.kind === 'forbidden') throw new AppError('forbidden', outcome.message);
+      return outcome.oembed;
+    });
+  }
+}

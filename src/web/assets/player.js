@@ -1,0 +1,290 @@
+/*
+ * The Reelbase player of the watch and embed pages: chapters played in order, call-to-actions and
+ * other events shown at their second (postrolls when a chapter ends), the email gate, and the
+ * player's settings. Event HTML is the organization's own markup: it is shown in a sandboxed frame
+ * (an opaque origin: it can reach neither this page nor its storage), which talks back only by
+ * postMessage. The page works without this script too: the first chapter's video is in the HTML.
+ */
+(function () {
+  'use strict';
+  var configElement = document.getElementById('reelbase-config');
+  var root = document.querySelector('[data-reelbase-player]');
+  if (!configElement || !root) return;
+  var config = JSON.parse(configElement.textContent);
+  var settings = config.settings;
+  var video = root.querySelector('video');
+  var overlays = root.querySelector('.rb-overlays');
+  var stateElement = root.querySelector('.rb-state');
+  var chapterButtons = Array.prototype.slice.call(document.querySelectorAll('.rb-chapters [data-chapter]'));
+  var current = 0;
+  var shown = {};
+  var dismissed = {};
+  var gateOpen = null;
+  var advanceWhenClear = false;
+  var GATE_KEY = 'reelbase-email:' + config.uuid;
+
+  var MESSAGES = {
+    processing: 'This video is being processed. Try again in a moment.',
+    unavailable: 'This video is not available.',
+    live: 'This live broadcast needs a browser that plays HLS (Safari, or a browser on iOS or Android).',
+  };
+
+  function setState(text) {
+    stateElement.textContent = text || '';
+    stateElement.hidden = !text;
+  }
+
+  function remembered(key) {
+    try {
+      return window.sessionStorage.getItem(key);
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function remember(key, value) {
+    try {
+      window.sessionStorage.setItem(key, value);
+    } catch (e) {
+      /* storage refused (private mode, sandboxed embed): the gate shows again next time */
+    }
+  }
+
+  function play() {
+    var attempt = video.play();
+    if (attempt && attempt.catch) {
+      attempt.catch(function () {
+        // Browsers refuse unmuted autoplay; muted playback is allowed.
+        if (settings.autoplay && !video.muted) {
+          video.muted = true;
+          video.play().catch(function () {});
+        }
+      });
+    }
+  }
+
+  // What runs inside an event's frame: the email gate's submit and the close buttons are reported to
+  // the player; links open outside the frame.
+  var FRAME_SCRIPT =
+    "(function(){function post(m){parent.postMessage(m,'*');}" +
+    "document.addEventListener('submit',function(e){var f=e.target;if(!f||f.getAttribute('data-reelbase-event')!=='email_gate')return;e.preventDefault();" +
+    "var i=f.querySelector('input[type=email],input[name=email]');var v=i?i.value.trim():'';" +
+    "if(!/^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$/.test(v)){if(i){i.setCustomValidity('Enter a valid email address');i.reportValidity();i.setCustomValidity('');}return;}" +
+    "post({type:'email',email:v});},true);" +
+    "document.addEventListener('click',function(e){var t=e.target&&e.target.closest&&e.target.closest('[data-reelbase-close]');if(t){e.preventDefault();post({type:'close'});}});" +
+    "function size(){post({type:'size',height:document.documentElement.scrollHeight});}" +
+    "window.addEventListener('load',size);size();})();";
+
+  function frameDocument(event) {
+    var background = /^#?[0-9a-f]{3,8}$/i.test(event.background_color || '') ? event.background_color.replace(/^#?/, '#') : '#fff';
+    return (
+      '<!doctype html><html><head><meta charset="utf-8"><base target="_blank">' +
+      '<style>html,body{margin:0}body{padding:12px;font:14px/1.4 system-ui,sans-serif;background:' + background + '}</style>' +
+      '</head><body>' + (event.html || '') +
+      '<script nonce="' + config.nonce + '">' + FRAME_SCRIPT + '</' + 'script></body></html>'
+    );
+  }
+
+  function covers(event) {
+    return event.fullscreen || event.event_type === 'simple_email' || event.event_type === 'fullscreen';
+  }
+
+  function show(event) {
+    if (shown[event.id]) return;
+    if (event.event_type === 'simple_email' && remembered(GATE_KEY)) {
+      dismissed[event.id] = true;
+      return;
+    }
+    var box = document.createElement('div');
+    box.className = 'rb-overlay' + (covers(event) ? ' rb-fullscreen' : '');
+    box.setAttribute('data-event-id', String(event.id));
+    if (!covers(event)) {
+      box.style.width = (event.width || 300) + 'px';
+      box.style.height = '120px';
+    }
+    var frame = document.createElement('iframe');
+    frame.setAttribute('sandbox', 'allow-scripts allow-forms allow-popups allow-popups-to-escape-sandbox');
+    frame.setAttribute('title', event.event_type === 'simple_email' ? 'Email gate' : 'Call to action');
+    frame.srcdoc = frameDocument(event);
+    box.appendChild(frame);
+    var closeable = event.event_type === 'simple_email' ? event.closeable : true;
+    if (closeable) {
+      var close = document.createElement('button');
+      close.type = 'button';
+      close.className = 'rb-close';
+      close.setAttribute('aria-label', 'Close');
+      close.textContent = '\u00d7';
+      close.addEventListener('click', function () {
+        dismiss(event.id);
+      });
+      box.appendChild(close);
+    }
+    overlays.appendChild(box);
+    shown[event.id] = { event: event, box: box, frame: frame };
+    if (event.event_type === 'simple_email') {
+      gateOpen = event.id;
+      video.pause();
+    }
+  }
+
+  function hide(id) {
+    var entry = shown[id];
+    if (!entry) return;
+    entry.box.parentNode.removeChild(entry.box);
+    delete shown[id];
+    if (gateOpen === id) gateOpen = null;
+    if (advanceWhenClear && Object.keys(shown).length === 0) {
+      advanceWhenClear = false;
+      next();
+    }
+  }
+
+  function dismiss(id) {
+    dismissed[id] = true;
+    var wasGate = gateOpen === id;
+    hide(id);
+    if (wasGate && !video.ended) play();
+  }
+
+  function clearOverlays() {
+    advanceWhenClear = false;
+    Object.keys(shown).forEach(function (id) {
+      var entry = shown[id];
+      entry.box.parentNode.removeChild(entry.box);
+    });
+    shown = {};
+    gateOpen = null;
+  }
+
+  window.addEventListener('message', function (e) {
+    var message = e.data;
+    if (!message || typeof message !== 'object') return;
+    Object.keys(shown).forEach(function (id) {
+      var entry = shown[id];
+      if (entry.frame.contentWindow !== e.source) return;
+      if (message.type === 'size' && !covers(entry.event)) {
+        entry.box.style.height = Math.min(Math.max(Number(message.height) || 0, 40), 600) + 'px';
+      } else if (message.type === 'close') {
+        dismiss(entry.event.id);
+      } else if (message.type === 'email' && entry.event.event_type === 'simple_email' && typeof message.email === 'string') {
+        remember(GATE_KEY, message.email);
+        root.dispatchEvent(new CustomEvent('reelbase:email', { detail: { email: message.email }, bubbles: true }));
+        dismiss(entry.event.id);
+      }
+    });
+  });
+
+  function load(index, autoplay) {
+    clearOverlays();
+    dismissed = {};
+    current = index;
+    var chapter = config.chapters[index];
+    chapterButtons.forEach(function (button) {
+      button.setAttribute('aria-current', String(Number(button.getAttribute('data-chapter')) === index));
+    });
+    while (video.firstChild) video.removeChild(video.firstChild);
+    video.removeAttribute('src');
+    if (!chapter || (chapter.state !== 'ready' && chapter.state !== 'live')) {
+      setState(chapter ? MESSAGES[chapter.state] : 'This player has no videos yet.');
+      video.load();
+      return;
+    }
+    if (chapter.state === 'live') {
+      if (!video.canPlayType('application/vnd.apple.mpegurl')) {
+        setState(MESSAGES.live);
+        return;
+      }
+      video.src = chapter.sources[0].src;
+    } else {
+      chapter.sources.forEach(function (source) {
+        var element = document.createElement('source');
+        element.src = source.src;
+        element.type = source.type;
+        video.appendChild(element);
+      });
+      chapter.captions.forEach(function (caption) {
+        var track = document.createElement('track');
+        track.kind = 'subtitles';
+        track.src = caption.src;
+        track.srclang = caption.srclang;
+        track.label = caption.label;
+        track.default = caption.default;
+        video.appendChild(track);
+      });
+    }
+    setState('');
+    video.load();
+    if (autoplay) play();
+  }
+
+  function finish() {
+    var target = settings.redirect_url;
+    if (!target || !/^https?:\/\//i.test(target)) return;
+    try {
+      (settings.redirect_whole_page ? window.top : window).location.href = target;
+    } catch (e) {
+      window.location.href = target;
+    }
+  }
+
+  function next() {
+    if (current + 1 < config.chapters.length) load(current + 1, true);
+    else finish();
+  }
+
+  video.addEventListener('timeupdate', function () {
+    var chapter = config.chapters[current];
+    if (!chapter) return;
+    var t = video.currentTime;
+    chapter.events.forEach(function (event) {
+      if (event.second < 0) return;
+      var end = event.auto_close && event.duration !== null ? event.second + event.duration : Infinity;
+      var active = t >= event.second && t < end;
+      if (active && !dismissed[event.id]) show(event);
+      else if (!active && shown[event.id] && gateOpen !== event.id) hide(event.id);
+    });
+  });
+
+  video.addEventListener('play', function () {
+    // The email gate holds playback until it is answered (or skipped, where it may be).
+    if (gateOpen !== null) video.pause();
+  });
+
+  video.addEventListener('ended', function () {
+    var chapter = config.chapters[current];
+    var postrolls = (chapter ? chapter.events : []).filter(function (event) {
+      return event.second < 0 && !dismissed[event.id];
+    });
+    if (postrolls.length === 0) return next();
+    advanceWhenClear = true;
+    postrolls.forEach(show);
+    if (Object.keys(shown).length === 0) {
+      advanceWhenClear = false;
+      next();
+    }
+  });
+
+  chapterButtons.forEach(function (button) {
+    button.addEventListener('click', function () {
+      load(Number(button.getAttribute('data-chapter')), true);
+    });
+  });
+
+  if (settings.splash_screen_fade) root.classList.add('rb-splash-fade');
+  if (settings.mute_onload) video.muted = true;
+  var first = config.chapters[0];
+  if (first && first.state === 'live') load(0, settings.autoplay);
+  if (settings.play_button && !settings.autoplay && first && first.state === 'ready') {
+    var button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'rb-play';
+    button.setAttribute('aria-label', 'Play');
+    button.textContent = '\u25b6';
+    button.addEventListener('click', play);
+    video.addEventListener('play', function () {
+      if (button.parentNode) button.parentNode.removeChild(button);
+    });
+    root.appendChild(button);
+  }
+  if (settings.autoplay && first && first.state === 'ready') play();
+})();
