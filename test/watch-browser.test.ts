@@ -1,0 +1,142 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from './helpers/harness.ts';
+import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
+import { makeTestMedia, type TestMedia } from './helpers/media.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const P = '/dashboard/v1';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The player script of the watch page in a real browser (docs/watch.md): it runs under the page's
+ * CSP, shows a CTA in its sandboxed frame at its second and closes it, and holds playback behind the
+ * email gate until an address is given in the frame. The pages' server-side rules are in
+ * watch.test.ts, on every database; this is about the browser side, so SQLite is enough. Skipped
+ * where Chromium is not installed (.ci/run installs it).
+ */
+describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
+  let t: TestApp;
+  let org: OrgContext;
+  let browser: Browser;
+  let base: string;
+  let media: TestMedia;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-browser-'));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    t = await createTestApp('sqlite', { DATA_DIR: dataDir, PUBLIC_URL: base });
+    await t.app.listen({ host: '127.0.0.1', port });
+    org = await createOrg(t);
+    fs.mkdirSync(path.join(dataDir, 'src'));
+    media = await makeTestMedia(path.join(dataDir, 'src'));
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--autoplay-policy=no-user-gesture-required'],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** A player whose one chapter plays the 2 s test clip. */
+  async function playablePlayer() {
+    const player = await createPlayer(org.api, { mute_onload: true });
+    const videoId = player.chapters_attributes[0].video_id;
+    const key = `videos/${videoId}/test/sd.mp4`;
+    fs.mkdirSync(path.join(t.config.mediaDir, path.dirname(key)), { recursive: true });
+    fs.copyFileSync(media.small, path.join(t.config.mediaDir, key));
+    const now = Math.floor(Date.now() / 1000);
+    await t.database.db.insertInto('video_files').values({ video_id: videoId, custom_identifier: null, quality: 'sd', path: key, created_at: now, content_type: 'video/mp4' }).execute();
+    await t.database.db.updateTable('videos').set({ status: 'ready' }).where('id', '=', videoId).execute();
+    return player;
+  }
+
+  /** Opens the page and collects what the browser complained about (CSP violations, script errors). */
+  async function open(url: string): Promise<{ page: Page; problems: string[] }> {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 404/.test(m.text())) problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(url);
+    return { page, problems };
+  }
+
+  it('shows a CTA in its sandboxed frame at its second, under the CSP, and closes it', async () => {
+    const player = await playablePlayer();
+    const cta = await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 0, duration: 30, width: 260, html: '<p id="offer">Buy now</p>' });
+    expect(cta.status).toBe(201);
+    const { page, problems } = await open(`${base}/watch/${player.uuid}`);
+    try {
+      await page.click('.rb-play');
+      const overlay = page.locator(`.rb-overlay[data-event-id="${cta.body.id}"]`);
+      await overlay.waitFor({ timeout: 10_000 });
+      const frame = page.frameLocator(`.rb-overlay[data-event-id="${cta.body.id}"] iframe`);
+      await expect(frame.locator('#offer').textContent({ timeout: 5_000 })).resolves.toBe('Buy now');
+      expect(await overlay.locator('iframe').getAttribute('sandbox')).toBe('allow-scripts allow-forms allow-popups allow-popups-to-escape-sandbox');
+      expect(await overlay.evaluate((el) => (el as HTMLElement).style.width)).toBe('260px');
+      await overlay.locator('.rb-close').click();
+      await overlay.waitFor({ state: 'detached', timeout: 5_000 });
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('holds playback behind the email gate until an address is given in its frame', async () => {
+    const player = await playablePlayer();
+    const gate = await org.api.post(`${P}/ctas/default_email_gate`, { chapter_id: player.chapters_attributes[0].id, is_closeable: false, is_new_contact: false });
+    expect(gate.status).toBe(201);
+    const { page, problems } = await open(`${base}/watch/${player.uuid}`);
+    try {
+      await page.evaluate(() => {
+        document.querySelector('[data-reelbase-player]')!.addEventListener('reelbase:email', (e) => ((window as any).given = (e as CustomEvent).detail.email));
+      });
+      await page.click('.rb-play');
+      const overlay = page.locator(`.rb-overlay[data-event-id="${gate.body.id}"]`);
+      await overlay.waitFor({ timeout: 10_000 });
+      expect(await overlay.locator('.rb-close').count()).toBe(0);
+      await page.waitForFunction(() => document.querySelector('video')!.paused);
+      // Play is refused while the gate is open.
+      await page.evaluate(() => document.querySelector('video')!.play().catch(() => {}));
+      await page.waitForTimeout(300);
+      expect(await page.evaluate(() => document.querySelector('video')!.paused)).toBe(true);
+
+      const frame = page.frameLocator(`.rb-overlay[data-event-id="${gate.body.id}"] iframe`);
+      await frame.locator('input[type=email]').fill('not an address');
+      await frame.locator('button[type=submit]').click();
+      await page.waitForTimeout(300);
+      expect(await overlay.count()).toBe(1);
+      await frame.locator('input[type=email]').fill('viewer@example.com');
+      await frame.locator('button[type=submit]').click();
+      await overlay.waitFor({ state: 'detached', timeout: 5_000 });
+      expect(await page.evaluate(() => (window as any).given)).toBe('viewer@example.com');
+      expect(await page.evaluate((uuid) => sessionStorage.getItem(`reelbase-email:${uuid}`), player.uuid)).toBe('viewer@example.com');
+      await page.waitForFunction(() => !document.querySelector('video')!.paused, undefined, { timeout: 5_000 });
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+});
