@@ -139,4 +139,35 @@ describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
       await page.close();
     }
   });
+
+  it('reports the views, the attention and the address given to the analytics webhooks', async () => {
+    const player = await playablePlayer();
+    const gate = await org.api.post(`${P}/ctas/default_email_gate`, { chapter_id: player.chapters_attributes[0].id, is_closeable: false, is_new_contact: false });
+    expect(gate.status).toBe(201);
+    expect((await org.api.post(`${P}/organizations/${org.organizationId}/webhooks/analytics`, { url: 'https://hooks.example.com/analytics' })).status).toBe(201);
+    const { page, problems } = await open(`${base}/watch/${player.uuid}`);
+    try {
+      await page.click('.rb-play');
+      const frame = page.frameLocator('.rb-overlay iframe');
+      await frame.locator('input[type=email]').fill('fan@example.com');
+      await frame.locator('button[type=submit]').click();
+      await page.waitForFunction(() => document.querySelector('video')!.ended, undefined, { timeout: 15_000 });
+      const messages = async () =>
+        (await t.database.db.selectFrom('jobs').select('payload').where('type', '=', 'webhook.notify').orderBy('id').execute())
+          .map((j) => JSON.parse(j.payload).body)
+          .filter((b) => b.player_uuid === player.uuid);
+      for (const end = Date.now() + 5_000; (await messages()).length < 7 && Date.now() < end; ) await page.waitForTimeout(50);
+      const bodies = await messages();
+      expect(bodies.filter((b) => b.type === 'view').map((b) => b.percent_watched).sort((a, b) => a - b)).toEqual([0, 25, 50, 75, 100]);
+      expect(bodies.find((b) => b.type === 'identified_view')?.email).toBe('fan@example.com');
+      const attention = bodies.find((b) => b.type === 'attention_span');
+      // Watched once from start to end: every twentieth once.
+      expect(attention.attention_span.buckets).toEqual(Array(20).fill(1));
+      expect(new Set(bodies.map((b) => b.player_load_id)).size).toBe(1);
+      expect(bodies.every((b) => b.embed_url === undefined || b.embed_url === `${base}/watch/${player.uuid}`)).toBe(true);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
 });

@@ -10,6 +10,7 @@ import * as m0010 from './migrations/0010_live.ts';
 import * as m0009 from './migrations/0009_captions.ts';
 import * as m0008 from './migrations/0008_media.ts';
 import * as m0011 from './migrations/0011_watch.ts';
+import * as m0012 from './migrations/0012_webhooks.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '0009_captions': m0009,
   '0008_media': m0008,
   '0011_watch': m0011,
+  '0012_webhooks': m0012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

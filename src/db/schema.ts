@@ -336,6 +336,19 @@ export interface CaptionsTable {
   updated_at: number;
 }
 
+/** Registered analytics and player webhooks (docs/webhooks.md). */
+export interface WebhooksTable {
+  id: Generated<number>;
+  organization_id: number;
+  kind: string;
+  url: string;
+  security_key: string;
+  /** JSON array of event names. */
+  event_subscriptions: string;
+  created_at: number;
+  updated_at: number;
+}
+
 /** Live streams (docs/live.md): the ingest credentials, shared by a recurring stream's instances. */
 export interface LiveStreamsTable {
   id: Generated<number>;
@@ -405,6 +418,7 @@ export interface DB {
   gdpr_requests: GdprRequestsTable;
   stakeholder_emails: StakeholderEmailsTable;
   jobs: JobsTable;
+  webhooks: WebhooksTable;
   live_streams: LiveStreamsTable;
   live_stream_instances: LiveStreamInstancesTable;
   captions: CaptionsTable;

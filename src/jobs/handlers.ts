@@ -17,6 +17,8 @@ import { LIVE_CLEANUP_JOB, LIVE_NOTIFY_JOB, LIVE_RECORD_JOB } from '../modules/l
 import { gdprProcessHandler } from './handlers/gdpr-process.ts';
 import { gdprWebhookHandler } from './handlers/gdpr-webhook.ts';
 import { GDPR_PROCESS_JOB, GDPR_WEBHOOK_JOB } from '../modules/gdpr/gdpr.service.ts';
+import { webhookNotifyHandler } from './handlers/webhook-notify.ts';
+import { WEBHOOK_NOTIFY_JOB } from '../modules/webhooks/webhooks.service.ts';
 
 /**
  * The job types this build runs, one handler per type. Areas add theirs here (transcoding, webhook
@@ -35,5 +37,6 @@ export function jobHandlers(deps: { config: Config; database: Database }): Recor
     [LIVE_CLEANUP_JOB]: liveCleanupHandler(deps),
     [GDPR_PROCESS_JOB]: gdprProcessHandler(deps),
     [GDPR_WEBHOOK_JOB]: gdprWebhookHandler(deps),
+    [WEBHOOK_NOTIFY_JOB]: webhookNotifyHandler(deps),
   };
 }

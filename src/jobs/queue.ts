@@ -8,6 +8,9 @@ export interface EnqueueOptions {
   maxAttempts?: number;
 }
 
+/** Attempts of a webhook delivery: with the backoff (capped at an hour) they span about a day (DESIGN §3). */
+export const WEBHOOK_DELIVERY_ATTEMPTS = 30;
+
 type Listener = () => void;
 const listeners = new Set<Listener>();
 

@@ -20,8 +20,9 @@ import stakeholderEmailsRoutes from './stakeholder-emails/stakeholder-emails.rou
 import liveRoutes from './live/live.routes.ts';
 import gdprRoutes from './gdpr/gdpr.routes.ts';
 import { oembedRoutes } from './watch/watch.routes.ts';
+import webhooksRoutes from './webhooks/webhooks.routes.ts';
 
 type RoutesPlugin = (app: App, deps: Deps) => Promise<void>;
 
 /** Every area's routes, mounted under /dashboard. */
-export const dashboardModules: RoutesPlugin[] = [serviceRootRoutes, playersRoutes, chaptersRoutes, videosRoutes, promptsRoutes, tagsRoutes, ctasRoutes, eventsRoutes, organizationsRoutes, rolesRoutes, usersRoutes, teamsRoutes, allotmentsRoutes, captionsRoutes, ipRangesRoutes, accessManagersRoutes, stakeholderEmailsRoutes, liveRoutes, thumbnailsRoutes, gdprRoutes, oembedRoutes];
+export const dashboardModules: RoutesPlugin[] = [serviceRootRoutes, playersRoutes, chaptersRoutes, videosRoutes, promptsRoutes, tagsRoutes, ctasRoutes, eventsRoutes, organizationsRoutes, rolesRoutes, usersRoutes, teamsRoutes, allotmentsRoutes, captionsRoutes, ipRangesRoutes, accessManagersRoutes, stakeholderEmailsRoutes, liveRoutes, thumbnailsRoutes, gdprRoutes, oembedRoutes, webhooksRoutes];

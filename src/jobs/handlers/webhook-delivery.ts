@@ -5,17 +5,18 @@ import { PermanentJobError, type JobContext } from '../runner.ts';
 /**
  * POSTs one JSON webhook with the SSRF-safe fetch (same address rules as downloads). Any answer but
  * 2xx throws, so the queue retries with its backoff; a refused address, an invalid URL or 410 Gone
- * fails the job at once.
+ * fails the job at once. `sign` gives headers that sign the exact body sent (Standard Webhooks).
  */
-export async function deliverWebhook(config: Config, ctx: JobContext, url: string, body: unknown, event: string): Promise<void> {
+export async function deliverWebhook(config: Config, ctx: JobContext, url: string, body: unknown, event: string, sign?: (body: string) => Record<string, string>): Promise<void> {
   let status: number;
+  const text = JSON.stringify(body);
   try {
-    ({ status } = await safePost(url, JSON.stringify(body), {
+    ({ status } = await safePost(url, text, {
       allowedHosts: config.uploadAllowedHosts,
       timeoutMs: 30_000,
       maxBytes: 65_536,
       signal: ctx.signal,
-      headers: { 'content-type': 'application/json', 'x-reelbase-event': event, 'x-reelbase-delivery': String(ctx.job.id) },
+      headers: { 'content-type': 'application/json', 'x-reelbase-event': event, 'x-reelbase-delivery': String(ctx.job.id), ...sign?.(text) },
     }));
   } catch (err) {
     if (err instanceof SafeFetchError && err.permanent) throw new PermanentJobError(err.message);

@@ -1,3 +1,5 @@
+import { notifyPlayerChange } from '../webhooks/webhooks.service.ts';
+import { PlayersService } from '../players/players.service.ts';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../http/errors.ts';
@@ -73,6 +75,11 @@ export class ChaptersService {
     return toChapter(row, video);
   }
 
+  /** A chapter change is a change of its player, for the player webhooks (as the player as it is now). */
+  private async announce(trx: Kysely<DB>, organizationId: number, playerId: number): Promise<void> {
+    await notifyPlayerChange(trx, organizationId, 'update', await new PlayersService(trx).get(organizationId, playerId));
+  }
+
   async get(organizationId: number, id: number): Promise<Chapter> {
     const row = await this.chapters.find(organizationId, id);
     if (!row) throw notFound('chapter', id);
@@ -92,6 +99,7 @@ export class ChaptersService {
       const ordered = placeAt([...existing, created], created, body.position);
       await writer.chapters.renumber(ordered, now);
       const row = await writer.chapters.find(organizationId, created.id);
+      await this.announce(trx, organizationId, player.id);
       return toChapter(row!, video);
     });
   }
@@ -115,6 +123,7 @@ export class ChaptersService {
         await writer.chapters.renumber(placeAt(siblings, self, body.position), now);
       }
       const row = await writer.chapters.find(organizationId, id);
+      await this.announce(trx, organizationId, current.player_id);
       return this.render(row!, writer.videos);
     });
   }
@@ -130,6 +139,7 @@ export class ChaptersService {
       await new PlayersRepository(trx).update(organizationId, current.player_id, { updated_at: now });
       await writer.chapters.delete([id]);
       await writer.chapters.renumber(await writer.chapters.forPlayers([current.player_id]), now);
+      await this.announce(trx, organizationId, current.player_id);
       return answer;
     });
   }

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import { invalidField, notFound } from '../../http/errors.ts';
-import { enqueue } from '../../jobs/queue.ts';
+import { enqueue, WEBHOOK_DELIVERY_ATTEMPTS } from '../../jobs/queue.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { isRole, outranksOrEquals, type Role } from '../roles/permissions.ts';
 import { toUser } from '../users/users.service.ts';
@@ -12,8 +12,6 @@ import type { CreateGdprRequestBody, GdprAction, GdprNewValues, GdprRequestStatu
 
 export const GDPR_PROCESS_JOB = 'gdpr.process';
 export const GDPR_WEBHOOK_JOB = 'gdpr.webhook';
-/** Webhook deliveries: with the queue's backoff (capped at one hour) about a day of retries (as the other webhooks). */
-export const GDPR_WEBHOOK_ATTEMPTS = 30;
 
 /** The process job carries only ids: the email stays in the request row (not copied into the queue). */
 export interface GdprProcessPayload {
@@ -163,7 +161,7 @@ export class GdprService {
         const repo = this.repo.with(trx);
         const result = await this.carryOut(repo, row, actor);
         await repo.update(row.id, { status: 'completed', result: JSON.stringify(result), updated_at: nowSeconds() });
-        if (row.webhook) await enqueue(trx, GDPR_WEBHOOK_JOB, { requestId: row.id } satisfies GdprWebhookPayload, { maxAttempts: GDPR_WEBHOOK_ATTEMPTS });
+        if (row.webhook) await enqueue(trx, GDPR_WEBHOOK_JOB, { requestId: row.id } satisfies GdprWebhookPayload, { maxAttempts: WEBHOOK_DELIVERY_ATTEMPTS });
       });
     } catch (err) {
       if (err instanceof GdprFailure) return this.fail(row.id, err.message);
@@ -179,7 +177,7 @@ export class GdprService {
       const row = await repo.find(requestId);
       if (!row || isFinal(row.status)) return;
       await repo.update(row.id, { status: 'failed', result: JSON.stringify({ error: reason }), updated_at: nowSeconds() });
-      if (row.webhook) await enqueue(trx, GDPR_WEBHOOK_JOB, { requestId: row.id } satisfies GdprWebhookPayload, { maxAttempts: GDPR_WEBHOOK_ATTEMPTS });
+      if (row.webhook) await enqueue(trx, GDPR_WEBHOOK_JOB, { requestId: row.id } satisfies GdprWebhookPayload, { maxAttempts: WEBHOOK_DELIVERY_ATTEMPTS });
     });
   }
 

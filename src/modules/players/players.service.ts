@@ -12,6 +12,7 @@ import { reserveAllotment } from '../allotments/allotments.service.ts';
 import { PlayersRepository, type PlayerRow } from './players.repository.ts';
 import type { CreatePlayerBody, Player, UpdatePlayerBody } from './players.schemas.ts';
 import { parseStringList } from '../../lib/json-list.ts';
+import { notifyPlayerChange } from '../webhooks/webhooks.service.ts';
 
 export function toPlayer(row: PlayerRow, chapters: Player['chapters_attributes']): Player {
   return {
@@ -117,7 +118,9 @@ export class PlayersService {
         updated_at: now,
       } as never);
       await this.writeChapters(trx, organizationId, row.id, [], body.chapters_attributes ?? [], now);
-      return (await this.assemble([row], trx))[0];
+      const [player] = await this.assemble([row], trx);
+      await notifyPlayerChange(trx, organizationId, 'create', player);
+      return player;
     });
   }
 
@@ -189,7 +192,9 @@ export class PlayersService {
         const existing = await new ChaptersRepository(trx).forPlayers([id]);
         await this.writeChapters(trx, organizationId, id, existing, body.chapters_attributes, now);
       }
-      return (await this.assemble([row], trx))[0];
+      const [player] = await this.assemble([row], trx);
+      await notifyPlayerChange(trx, organizationId, 'update', player);
+      return player;
     });
   }
 
@@ -200,6 +205,7 @@ export class PlayersService {
       if (!row) throw notFound('player', id);
       const [player] = await this.assemble([row], trx);
       await this.players.with(trx).delete(organizationId, id);
+      await notifyPlayerChange(trx, organizationId, 'destroy', player);
       return player;
     });
   }

@@ -30,8 +30,6 @@ export interface MediaDeletePayload {
 
 /** Attempts of a processing job: network failures are retried with the queue's backoff (1 s, 2 s, 4 s, 8 s). */
 export const PROCESS_ATTEMPTS = 5;
-/** Webhook deliveries are retried for about a day (DESIGN §3). */
-export const WEBHOOK_ATTEMPTS = 30;
 
 /** Queues processing of the video's source `version` (pass the transaction that created or changed it). */
 export function enqueueProcessing(trx: Kysely<DB>, videoId: number, version: number): Promise<number> {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../http/errors.ts';
-import { enqueue } from '../../jobs/queue.ts';
+import { enqueue, WEBHOOK_DELIVERY_ATTEMPTS } from '../../jobs/queue.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { newUuid } from '../../lib/tokens.ts';
 import type { Media } from '../../media/media.ts';
@@ -18,7 +18,6 @@ import {
   VIDEO_FILES_JOB,
   VIDEO_WEBHOOK_JOB,
   videoPrefix,
-  WEBHOOK_ATTEMPTS,
   type VideoFilesPayload,
   type VideoProcessPayload,
   type VideoWebhookPayload,
@@ -200,7 +199,7 @@ export class VideoMediaService {
   private async queueWebhook(trx: Kysely<DB>, video: VideoRow): Promise<void> {
     if (!video.webhook_url) return;
     const payload: VideoWebhookPayload = { videoId: video.id, url: video.webhook_url, video: toVideo(video) };
-    await enqueue(trx, VIDEO_WEBHOOK_JOB, payload, { maxAttempts: WEBHOOK_ATTEMPTS });
+    await enqueue(trx, VIDEO_WEBHOOK_JOB, payload, { maxAttempts: WEBHOOK_DELIVERY_ATTEMPTS });
   }
 
   // ---- custom file sets (called by the jobs) ----

@@ -6,8 +6,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, Deps } from '../../http/context.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { renderPage, renderRefusal } from '../../web/pages.ts';
-import { AccessCodeBody, AssetParams, Oembed, OembedQuery, PageParams } from './watch.schemas.ts';
-import { CodeAttempts } from './code-attempts.ts';
+import { AccessCodeBody, AnalyticsBeacon, AssetParams, Oembed, OembedQuery, PageParams } from './watch.schemas.ts';
+import { WindowCounter } from '../../lib/window-counter.ts';
 import { WatchService, type PageKind, type PageView } from './watch.service.ts';
 
 const assetsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../web/assets');
@@ -36,7 +36,8 @@ function parseCookies(header: string | undefined): Record<string, string> {
  */
 export async function watchPageRoutes(app: App, { database, config }: Deps) {
   const watch = new WatchService(database, config);
-  const attempts = new CodeAttempts();
+  // Wrong access codes: ten per address and player in ten minutes, so that a code cannot be guessed at speed.
+  const attempts = new WindowCounter(10, 10 * 60_000);
   const origin = new URL(config.publicUrl).origin;
   const secure = config.publicUrl.startsWith('https:');
   const common = { public: true, media: true } as const;
@@ -84,7 +85,7 @@ export async function watchPageRoutes(app: App, { database, config }: Deps) {
       return reply.code(303).header('set-cookie', cookie).header('location', `/${kind}/${uuid}`).header('cache-control', 'no-store').send();
     }
     if (outcome.kind === 'refused') {
-      if (accessCode !== undefined && outcome.refusal.askCode) attempts.failed(key);
+      if (accessCode !== undefined && outcome.refusal.askCode) attempts.hit(key);
       securityHeaders(reply, nonce, kind === 'embed' ? '*' : "'self'");
       return reply.code(outcome.refusal.status).type('text/html; charset=utf-8').send(renderRefusal(outcome.refusal, nonce));
     }
@@ -99,6 +100,19 @@ export async function watchPageRoutes(app: App, { database, config }: Deps) {
       answer(kind, request.params.uuid, request, reply, request.body.access_code ?? ''),
     );
   }
+
+  // Viewer reports: generous for a real player (a handful per chapter), a bound for a script that floods.
+  const reports = new WindowCounter(600, 10 * 60_000);
+  app.post('/watch/:uuid/analytics', { config: { public: true }, schema: { hide: true, params: PageParams, body: AnalyticsBeacon } }, async (request, reply) => {
+    const key = `${request.ip} ${request.params.uuid.toLowerCase()}`;
+    if (reports.blocked(key)) {
+      reply.header('retry-after', String(reports.retryAfterSeconds(key)));
+      throw new AppError('rate_limited', 'Too many reports from this address; try again later');
+    }
+    reports.hit(key);
+    if (!/^[0-9a-fA-F-]{1,64}$/.test(request.params.uuid) || !(await watch.report(request.params.uuid, request.ip, request.body))) throw notFound('player');
+    return reply.code(204).send();
+  });
 
   const assets = new Map(Object.keys(ASSETS).map((name) => [name, fs.readFileSync(path.join(assetsDir, name))]));
   app.get('/web/:file', { config: common, schema: { hide: true, params: AssetParams } }, async (request, reply) => {

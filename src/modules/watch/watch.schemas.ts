@@ -29,3 +29,19 @@ export const Oembed = Type.Object({
   thumbnail_width: Type.Optional(Type.Integer()),
   thumbnail_height: Type.Optional(Type.Integer()),
 });
+
+const Token = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
+
+/** What the player script reports (docs/webhooks.md); each report goes to the analytics webhooks. */
+export const AnalyticsBeacon = Type.Object({
+  type: Type.Union([Type.Literal('view'), Type.Literal('identified_view'), Type.Literal('attention_span')]),
+  player_load_id: Token,
+  visitor_uuid: Token,
+  /** The chapter's index in play order. */
+  chapter: Type.Integer({ minimum: 0, maximum: 9999 }),
+  percent_watched: Type.Optional(Type.Union([0, 25, 50, 75, 100].map((p) => Type.Literal(p)))),
+  email: Type.Optional(Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' })),
+  buckets: Type.Optional(Type.Array(Type.Integer({ minimum: 0, maximum: 100_000 }), { minItems: 20, maxItems: 20 })),
+  embed_url: Type.Optional(Type.String({ maxLength: 2048, pattern: '^[hH][tT][tT][pP][sS]?://[^\\s]+$' })),
+});
+export type AnalyticsBeacon = Static<typeof AnalyticsBeacon>;

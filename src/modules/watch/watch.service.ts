@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
+import { invalidField } from '../../http/errors.ts';
 import type { Database } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { parseStringList } from '../../lib/json-list.ts';
@@ -14,6 +15,8 @@ import { LiveRepository } from '../live/live.repository.ts';
 import { PlayersService } from '../players/players.service.ts';
 import { createThumbnailsService, type ThumbnailsService } from '../thumbnails/thumbnails.service.ts';
 import { VideoMediaService } from '../videos/video-media.service.ts';
+import { notifyWebhooks } from '../webhooks/webhooks.service.ts';
+import type { AnalyticsBeacon } from './watch.schemas.ts';
 import { WatchRepository, type WatchAccessRow, type WatchPlayerRow } from './watch.repository.ts';
 
 export type PageKind = 'watch' | 'embed';
@@ -188,12 +191,14 @@ export class WatchService {
   private readonly captions: CaptionsService;
   private readonly thumbnails: ThumbnailsService;
   private readonly secret: string;
+  private readonly db: Kysely<DB>;
 
   constructor(
     database: Database,
     private readonly config: Config,
   ) {
     const db: Kysely<DB> = database.db;
+    this.db = db;
     this.repo = new WatchRepository(db);
     this.players = new PlayersService(db);
     this.events = new EventsService(db, config.listDefaultCap);
@@ -413,6 +418,38 @@ export class WatchService {
         ...(poster ? { thumbnail_url: poster, thumbnail_width: size.width, thumbnail_height: size.height } : {}),
       },
     };
+  }
+
+  /**
+   * A viewer's report from the player script, sent to the organization's analytics webhooks that
+   * subscribed to its type. Answers false when there is nothing to report it about (an unknown
+   * player or chapter, a blocked address, a player out of its release window); a report missing
+   * what its type needs is a 422.
+   */
+  async report(uuid: string, ip: string, beacon: AnalyticsBeacon): Promise<boolean> {
+    const required = { view: 'percent_watched', identified_view: 'email', attention_span: 'buckets' } as const;
+    const field = required[beacon.type];
+    if (beacon[field] === undefined) throw invalidField(field, `is required for ${beacon.type}`);
+    const player = await this.repo.findPlayer(uuid.toLowerCase());
+    if (!player || (await this.ipRanges.isBlocked(player.organization_id, ip))) return false;
+    const now = nowSeconds();
+    if (player.release_date > now || (player.expiry_date !== null && player.expiry_date > 0 && player.expiry_date <= now)) return false;
+    const full = await this.players.getByUuid(player.organization_id, player.uuid);
+    const chapter = [...full.chapters_attributes].sort((a, b) => a.position - b.position)[beacon.chapter];
+    if (!chapter) return false;
+    const fields: Record<string, unknown> = {
+      visitor_vidyard_uuid: beacon.visitor_uuid,
+      player_uuid: player.uuid,
+      player_name: player.name,
+      video_id: chapter.video_id,
+      video_name: chapter.video_attributes?.name ?? null,
+      player_load_id: beacon.player_load_id,
+    };
+    if (beacon.type === 'view') Object.assign(fields, { percent_watched: beacon.percent_watched, embed_url: beacon.embed_url ?? this.watchUrl(player.uuid) });
+    if (beacon.type === 'identified_view') fields.email = beacon.email!.toLowerCase();
+    if (beacon.type === 'attention_span') fields.attention_span = { bucket_count: 20, buckets: beacon.buckets };
+    await this.db.transaction().execute((trx) => notifyWebhooks(trx, player.organization_id, 'analytics', beacon.type, fields));
+    return true;
   }
 
   private async orgDomains(player: WatchPlayerRow): Promise<string[]> {

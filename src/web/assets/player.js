@@ -23,6 +23,81 @@
   var advanceWhenClear = false;
   var GATE_KEY = 'reelbase-email:' + config.uuid;
 
+  // ---- Reports to the organization's analytics webhooks (docs/webhooks.md) ----
+  function newId() {
+    if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID();
+    return Math.random().toString(36).slice(2) + Date.now().toString(36);
+  }
+  function visitorId() {
+    try {
+      var id = window.localStorage.getItem('reelbase-visitor');
+      if (!id) window.localStorage.setItem('reelbase-visitor', (id = newId()));
+      return id;
+    } catch (e) {
+      return newId();
+    }
+  }
+  var loadId = newId();
+  var visitor = visitorId();
+  var pageUrl = config.kind === 'embed' && document.referrer ? document.referrer : window.location.href;
+  var viewed = {};
+  var buckets = null;
+  var lastBucket = -1;
+
+  function report(body) {
+    body.player_load_id = loadId;
+    body.visitor_uuid = visitor;
+    body.chapter = current;
+    try {
+      window
+        .fetch('/watch/' + config.uuid + '/analytics', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          keepalive: true,
+          credentials: 'same-origin',
+        })
+        .catch(function () {});
+    } catch (e) {
+      /* reporting never gets in the way of watching */
+    }
+  }
+
+  function reportView(percent) {
+    if (viewed[percent]) return;
+    viewed[percent] = true;
+    var body = { type: 'view', percent_watched: percent };
+    if (/^https?:\/\//i.test(pageUrl)) body.embed_url = pageUrl.slice(0, 2048);
+    report(body);
+  }
+
+  // How often each twentieth of the chapter was watched in this load, sent when the chapter ends or is
+  // left. Everything played since the last reading counts, so sparse timeupdates miss nothing; a jump
+  // (a seek) starts a new stretch.
+  var lastTime = null;
+  function trackAttention() {
+    var duration = video.duration;
+    if (!duration || !isFinite(duration)) return;
+    var t = video.currentTime;
+    var from = lastTime !== null && t >= lastTime && t - lastTime < 2 ? lastTime : t;
+    var first = Math.min(19, Math.floor((from / duration) * 20));
+    var last = Math.min(19, Math.floor((t / duration) * 20));
+    if (!buckets) buckets = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    for (var i = first; i <= last; i++) {
+      if (i !== lastBucket) buckets[i]++;
+      lastBucket = i;
+    }
+    lastTime = t;
+  }
+
+  function flushAttention() {
+    if (buckets) report({ type: 'attention_span', buckets: buckets });
+    buckets = null;
+    lastBucket = -1;
+    lastTime = null;
+  }
+  window.addEventListener('pagehide', flushAttention);
+
   var MESSAGES = {
     processing: 'This video is being processed. Try again in a moment.',
     unavailable: 'This video is not available.',
@@ -168,6 +243,7 @@
         dismiss(entry.event.id);
       } else if (message.type === 'email' && entry.event.event_type === 'simple_email' && typeof message.email === 'string') {
         remember(GATE_KEY, message.email);
+        report({ type: 'identified_view', email: message.email.slice(0, 254) });
         root.dispatchEvent(new CustomEvent('reelbase:email', { detail: { email: message.email }, bubbles: true }));
         dismiss(entry.event.id);
       }
@@ -175,6 +251,8 @@
   });
 
   function load(index, autoplay) {
+    flushAttention();
+    viewed = {};
     clearOverlays();
     dismissed = {};
     current = index;
@@ -236,6 +314,13 @@
     var chapter = config.chapters[current];
     if (!chapter) return;
     var t = video.currentTime;
+    if (!video.paused) {
+      trackAttention();
+      var percent = video.duration ? (t / video.duration) * 100 : 0;
+      [25, 50, 75].forEach(function (p) {
+        if (percent >= p) reportView(p);
+      });
+    }
     chapter.events.forEach(function (event) {
       if (event.second < 0) return;
       var end = event.auto_close && event.duration !== null ? event.second + event.duration : Infinity;
@@ -247,10 +332,15 @@
 
   video.addEventListener('play', function () {
     // The email gate holds playback until it is answered (or skipped, where it may be).
-    if (gateOpen !== null) video.pause();
+    if (gateOpen !== null) return video.pause();
+    lastTime = video.currentTime;
+    reportView(0);
   });
 
   video.addEventListener('ended', function () {
+    reportView(100);
+    trackAttention();
+    flushAttention();
     var chapter = config.chapters[current];
     var postrolls = (chapter ? chapter.events : []).filter(function (event) {
       return event.second < 0 && !dismissed[event.id];

@@ -1,0 +1,38 @@
+import type { App, Deps } from '../../http/context.ts';
+import { AnalyticsWebhookBody, Deleted, OrganizationParams, PlayerWebhookBody, Registered, WebhookList, WebhookParams, type WebhookKind } from './webhooks.schemas.ts';
+import { WebhooksService } from './webhooks.service.ts';
+
+const tags = ['webhooks'];
+const permission = 'webhooks:manage' as const;
+
+/**
+ * Registration of analytics and player webhooks (docs/webhooks.md). The spec's POST and DELETE, and a
+ * GET of the registered ones (never their keys).
+ */
+export default async function webhooksRoutes(app: App, { database }: Deps) {
+  const service = new WebhooksService(database.db);
+  const kinds: Array<{ kind: WebhookKind; body: typeof AnalyticsWebhookBody | typeof PlayerWebhookBody; what: string }> = [
+    { kind: 'analytics', body: AnalyticsWebhookBody, what: 'analytics (view, identified_view, attention_span)' },
+    { kind: 'players', body: PlayerWebhookBody, what: 'player change' },
+  ];
+  for (const { kind, body, what } of kinds) {
+    const base = `/v1/organizations/:organization_id/webhooks/${kind}`;
+    app.post(base, {
+      config: { wrap: 'webhook', permission },
+      schema: { tags, summary: `Register an ${what} webhook`, params: OrganizationParams, body, response: { 201: Registered } },
+    }, async (req, reply) => {
+      reply.code(201);
+      return service.register(req.params.organization_id, req.auth.organizationId, kind, req.body);
+    });
+
+    app.get(base, {
+      config: { list: '', permission },
+      schema: { tags, summary: `The organization's ${what} webhooks`, params: OrganizationParams, response: { 200: WebhookList } },
+    }, async (req) => service.list(req.params.organization_id, req.auth.organizationId, kind));
+
+    app.delete(`${base}/:id`, {
+      config: { permission },
+      schema: { tags, summary: `Delete an ${what} webhook`, params: WebhookParams, response: { 200: Deleted } },
+    }, async (req) => service.remove(req.params.organization_id, req.auth.organizationId, kind, req.params.id));
+  }
+}

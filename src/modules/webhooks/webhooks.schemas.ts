@@ -1,0 +1,53 @@
+import { Type, type Static } from 'typebox';
+import { HttpUrl } from '../../http/schemas.ts';
+
+export const ANALYTICS_EVENTS = ['view', 'identified_view', 'attention_span'] as const;
+export const PLAYER_EVENTS = ['videofacade_create', 'videofacade_update', 'videofacade_destroy', 'playlist_create', 'playlist_update', 'playlist_destroy'] as const;
+export type AnalyticsEvent = (typeof ANALYTICS_EVENTS)[number];
+export type PlayerEvent = (typeof PLAYER_EVENTS)[number];
+export type WebhookKind = 'analytics' | 'players';
+
+export const OrganizationParams = Type.Object({ organization_id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
+export const WebhookParams = Type.Object({
+  organization_id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
+  id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
+});
+
+const SecurityKey = Type.String({
+  minLength: 8,
+  maxLength: 255,
+  pattern: '^[\\x21-\\x7e]+$',
+  description: 'Signs every delivery (Standard Webhooks) and is echoed in analytics payloads; made for you when omitted',
+});
+
+function registration<E extends readonly string[]>(events: E, what: string) {
+  return Type.Object({
+    url: HttpUrl,
+    security_key: Type.Optional(SecurityKey),
+    event_subscriptions: Type.Optional(
+      Type.Array(Type.Union(events.map((e) => Type.Literal(e))), { minItems: 1, maxItems: events.length, uniqueItems: true, description: `${what}; default: all of them` }),
+    ),
+  });
+}
+
+export const AnalyticsWebhookBody = registration(ANALYTICS_EVENTS, 'Analytics events to receive');
+export const PlayerWebhookBody = registration(PLAYER_EVENTS, 'Player changes to receive (videofacade_*: players with one chapter; playlist_*: with more)');
+export type WebhookBody = Static<typeof AnalyticsWebhookBody> | Static<typeof PlayerWebhookBody>;
+
+export const Registered = Type.Object({
+  webhook_id: Type.Integer(),
+  status: Type.String(),
+  security_key: Type.String({ description: 'The key deliveries are signed with' }),
+});
+
+export const Deleted = Type.Object({ status: Type.String() });
+
+export const Webhook = Type.Object({
+  id: Type.Integer(),
+  url: Type.String(),
+  event_subscriptions: Type.Array(Type.String()),
+  created_at: Type.Integer({ description: 'Unix seconds' }),
+  updated_at: Type.Integer({ description: 'Unix seconds' }),
+});
+export type Webhook = Static<typeof Webhook>;
+export const WebhookList = Type.Array(Webhook);

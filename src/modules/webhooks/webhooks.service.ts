@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { invalidField, notFound } from '../../http/errors.ts';
+import { enqueue, WEBHOOK_DELIVERY_ATTEMPTS } from '../../jobs/queue.ts';
+import { parseStringList } from '../../lib/json-list.ts';
+import { newSecret } from '../../lib/standard-webhooks.ts';
+import { nowSeconds } from '../../lib/time.ts';
+import type { Player } from '../players/players.schemas.ts';
+import { ANALYTICS_EVENTS, PLAYER_EVENTS, type Webhook, type WebhookBody, type WebhookKind } from './webhooks.schemas.ts';
+import { WebhooksRepository, type WebhookRow } from './webhooks.repository.ts';
+
+export const WEBHOOK_NOTIFY_JOB = 'webhook.notify';
+
+/** One message to one webhook; the id stays the same across retries (Standard Webhooks' `webhook-id`). */
+export interface WebhookNotifyPayload {
+  webhookId: number;
+  messageId: string;
+  event: string;
+  body: Record<string, unknown>;
+}
+
+/** At most this many webhooks of each kind per organization. */
+export const MAX_WEBHOOKS_PER_KIND = 50;
+
+const EVENTS: Record<WebhookKind, readonly string[]> = { analytics: ANALYTICS_EVENTS, players: PLAYER_EVENTS };
+
+function toWebhook(row: WebhookRow): Webhook {
+  return { id: row.id, url: row.url, event_subscriptions: parseStringList(row.event_subscriptions), created_at: row.created_at, updated_at: row.updated_at };
+}
+
+/**
+ * Analytics and player webhooks (docs/webhooks.md): registration, and the messages that changes and
+ * viewers cause. Messages are jobs enqueued in the transaction of their cause, delivered signed
+ * (Standard Webhooks) and retried for about a day by the job queue.
+ */
+export class WebhooksService {
+  private readonly repo: WebhooksRepository;
+
+  constructor(db: Kysely<DB>) {
+    this.repo = new WebhooksRepository(db);
+  }
+
+  /** The path's organization must be the token's; any other is answered like a missing one. */
+  private assertOrganization(pathId: number, organizationId: number): void {
+    if (pathId !== organizationId) throw notFound('organization', pathId);
+  }
+
+  async register(pathId: number, organizationId: number, kind: WebhookKind, body: WebhookBody) {
+    this.assertOrganization(pathId, organizationId);
+    if ((await this.repo.count(organizationId, kind)) >= MAX_WEBHOOKS_PER_KIND) {
+      throw invalidField('url', `cannot be added: an organization has at most ${MAX_WEBHOOKS_PER_KIND} ${kind} webhooks`);
+    }
+    const now = nowSeconds();
+    const securityKey = body.security_key ?? newSecret();
+    const row = await this.repo.insert({
+      organization_id: organizationId,
+      kind,
+      url: body.url,
+      security_key: securityKey,
+      event_subscriptions: JSON.stringify(body.event_subscriptions ?? EVENTS[kind]),
+      created_at: now,
+      updated_at: now,
+    });
+    return { webhook_id: row.id, status: 'Successfully registered the webhook', security_key: securityKey };
+  }
+
+  async remove(pathId: number, organizationId: number, kind: WebhookKind, id: number) {
+    this.assertOrganization(pathId, organizationId);
+    const row = await this.repo.delete(organizationId, kind, id);
+    if (!row) throw notFound('webhook', id);
+    return { status: 'Successfully deleted the webhook' };
+  }
+
+  async list(pathId: number, organizationId: number, kind: WebhookKind): Promise<Webhook[]> {
+    this.assertOrganization(pathId, organizationId);
+    return (await this.repo.list(organizationId, kind)).map(toWebhook);
+  }
+}
+
+/**
+ * Enqueues `event` for every webhook of the organization of that kind subscribed to it. `db` is the
+ * transaction of the change that causes it, so that a rolled-back change sends nothing. Answers how
+ * many messages were enqueued.
+ */
+export async function notifyWebhooks(db: Kysely<DB>, organizationId: number, kind: WebhookKind, event: string, fields: Record<string, unknown>): Promise<number> {
+  const repo = new WebhooksRepository(db);
+  const hooks = (await repo.list(organizationId, kind)).filter((h) => parseStringList(h.event_subscriptions).includes(event));
+  if (hooks.length === 0) return 0;
+  const org = await repo.organization(organizationId);
+  for (const hook of hooks) {
+    const messageId = `msg_${randomUUID()}`;
+    const body = {
+      type: event,
+      timestamp: nowSeconds(),
+      request_id: messageId,
+      organization_id: organizationId,
+      organization_name: org?.name ?? null,
+      account_id: org?.account_id ?? null,
+      ...fields,
+    };
+    await enqueue(db, WEBHOOK_NOTIFY_JOB, { webhookId: hook.id, messageId, event, body } satisfies WebhookNotifyPayload, { maxAttempts: WEBHOOK_DELIVERY_ATTEMPTS });
+  }
+  return hooks.length;
+}
+
+/** `videofacade_*` for a player of one chapter (or none), `playlist_*` for more (the reference's two kinds of player). */
+export function playerEvent(player: Player, action: 'create' | 'update' | 'destroy'): string {
+  return `${player.chapters_attributes.length > 1 ? 'playlist' : 'videofacade'}_${action}`;
+}
+
+/** Tells the organization's player webhooks about a change; call it inside the change's transaction. */
+export function notifyPlayerChange(trx: Kysely<DB>, organizationId: number, action: 'create' | 'update' | 'destroy', player: Player): Promise<number> {
+  return notifyWebhooks(trx, organizationId, 'players', playerEvent(player, action), { player_uuid: player.uuid, player_id: player.id, player });
+}

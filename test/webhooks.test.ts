@@ -1,0 +1,284 @@
+import { createHmac } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobHandlers } from '../src/jobs/handlers.ts';
+import { JobRunner } from '../src/jobs/runner.ts';
+import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
+import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
+import { startOrigin, type Received } from './helpers/media.ts';
+
+const P = '/dashboard/v1';
+
+/** Checks a delivery's Standard Webhooks signature with the receiver's own code, as a receiver would. */
+function verify(hook: Received, secret: string): boolean {
+  const id = String(hook.headers['webhook-id']);
+  const timestamp = String(hook.headers['webhook-timestamp']);
+  const key = secret.startsWith('whsec_') ? Buffer.from(secret.slice(6), 'base64') : Buffer.from(secret);
+  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${hook.body}`).digest('base64');
+  return String(hook.headers['webhook-signature']).split(' ').includes(`v1,${expected}`);
+}
+
+/**
+ * Analytics and player webhooks (docs/webhooks.md): registration on the wire, player changes and
+ * viewers' reports delivered as signed POSTs by the job queue.
+ */
+describe.each(dialects)('webhooks on %s', (dialect) => {
+  let t: TestApp;
+  let org: OrgContext;
+  let origin: Awaited<ReturnType<typeof startOrigin>>;
+  let runner: JobRunner;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-webhooks-'));
+    origin = await startOrigin(dir);
+    t = await createTestApp(dialect, { UPLOAD_ALLOWED_HOSTS: `127.0.0.1:${origin.port}`, DATA_DIR: dir });
+    org = await createOrg(t, 'Hooked Org');
+    runner = new JobRunner(t.database.db, { handlers: jobHandlers({ config: t.config, database: t.database }), backoff: () => 10, pollMs: 10 });
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await origin.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs the queue until no webhook message is waiting. */
+  async function deliver() {
+    for (const end = Date.now() + 20_000; ; ) {
+      await runner.drain();
+      const open = await t.database.db.selectFrom('jobs').select('id').where('type', '=', 'webhook.notify').where('status', 'in', ['queued', 'running']).execute();
+      if (open.length === 0) return;
+      if (Date.now() > end) throw new Error('webhook messages still open');
+      await new Promise((r) => setTimeout(r, 15));
+    }
+  }
+
+  const hooksFor = (tag: string) => origin.hooks().filter((h) => h.url === `/hook?${tag}`);
+
+  describe('registration', () => {
+    it('registers an analytics webhook (201), lists it without its key, and deletes it', async () => {
+      const res = await org.api.post(`${P}/organizations/${org.organizationId}/webhooks/analytics`, { url: 'https://hooks.example.com/a', security_key: 'my-shared-secret', event_subscriptions: ['view'] });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({ webhook_id: expect.any(Number), status: 'Successfully registered the webhook', security_key: 'my-shared-secret' });
+      const list = await org.api.get(`${P}/organizations/${org.organizationId}/webhooks/analytics`);
+      expect(list.status).toBe(200);
+      expect(list.body).toEqual([{ id: res.body.webhook_id, url: 'https://hooks.example.com/a', event_subscriptions: ['view'], created_at: expect.any(Number), updated_at: expect.any(Number) }]);
+      expect(list.raw).not.toContain('my-shared-secret');
+      const csv = await org.api.get(`${P}/organizations/${org.organizationId}/webhooks/analytics`, { accept: 'text/csv' });
+      expect(csv.status).toBe(200);
+      expect(csv.raw.split('\n')[0]).toBe('id,url,event_subscriptions,created_at,updated_at');
+      const deleted = await org.api.delete(`${P}/organizations/${org.organizationId}/webhooks/analytics/${res.body.webhook_id}`);
+      expect(deleted.status).toBe(200);
+      expect(deleted.body).toEqual({ status: 'Successfully deleted the webhook' });
+      expect((await org.api.delete(`${P}/organizations/${org.organizationId}/webhooks/analytics/${res.body.webhook_id}`)).status).toBe(404);
+    });
+
+    it('makes a key when none is given, subscribes to every event by default, and takes the wrapped body', async () => {
+      const res = await org.api.post(`${P}/organizations/${org.organizationId}/webhooks/players`, { webhook: { url: 'https://hooks.example.com/p' } });
+      expect(res.status).toBe(201);
+      expect(res.body.security_key).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+      const [hook] = (await org.api.get(`${P}/organizations/${org.organizationId}/webhooks/players`)).body.filter((h: any) => h.id === res.body.webhook_id);
+      expect(hook.event_subscriptions).toEqual(['videofacade_create', 'videofacade_update', 'videofacade_destroy', 'playlist_create', 'playlist_update', 'playlist_destroy']);
+      // An analytics id is not a player webhook's.
+      expect((await org.api.delete(`${P}/organizations/${org.organizationId}/webhooks/analytics/${res.body.webhook_id}`)).status).toBe(404);
+      expect((await org.api.delete(`${P}/organizations/${org.organizationId}/webhooks/players/${res.body.webhook_id}`)).status).toBe(200);
+    });
+
+    it('refuses bad bodies with 4xx and registers nothing', async () => {
+      const url = `${P}/organizations/${org.organizationId}/webhooks/analytics`;
+      const before = (await org.api.get(url)).body.length;
+      for (const body of [
+        {},
+        { url: 'ftp://hooks.example.com' },
+        { url: 'https://hooks.example.com', event_subscriptions: ['playlist_create'] },
+        { url: 'https://hooks.example.com', event_subscriptions: [] },
+        { url: 'https://hooks.example.com', event_subscriptions: ['view', 'view'] },
+        { url: 'https://hooks.example.com', security_key: 'short' },
+        { url: 'https://hooks.example.com', security_key: 'has a space in it' },
+      ]) {
+        const res = await org.api.post(url, body);
+        expect(res.status, JSON.stringify(body)).toBeGreaterThanOrEqual(400);
+        expect(res.status, JSON.stringify(body)).toBeLessThan(500);
+      }
+      expect((await org.api.get(url)).body.length).toBe(before);
+    });
+
+    it('is for admins and owners, and for their own organization only', async () => {
+      const url = `${P}/organizations/${org.organizationId}/webhooks/players`;
+      const editor = await org.as('editor');
+      expect((await editor.post(url, { url: 'https://hooks.example.com/e' })).status).toBe(403);
+      expect((await editor.get(url)).status).toBe(403);
+      const admin = await org.as('admin');
+      const made = await admin.post(url, { url: 'https://hooks.example.com/admin' });
+      expect(made.status).toBe(201);
+      const stranger = await createOrg(t);
+      expect((await stranger.api.get(url)).status).toBe(404);
+      expect((await stranger.api.post(url, { url: 'https://hooks.example.com/s' })).status).toBe(404);
+      expect((await stranger.api.delete(`${url}/${made.body.webhook_id}`)).status).toBe(404);
+      expect((await stranger.api.delete(`${P}/organizations/${stranger.organizationId}/webhooks/players/${made.body.webhook_id}`)).status).toBe(404);
+      expect((await admin.delete(`${url}/${made.body.webhook_id}`)).status).toBe(200);
+    });
+  });
+
+  describe('player changes', () => {
+    it('are delivered signed, named videofacade_* or playlist_* by chapter count, with the player', async () => {
+      const own = await createOrg(t, 'Player Watchers');
+      const reg = await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/players`, { url: `${origin.base}/hook?players`, security_key: 'whsec_c2VjcmV0LWtleS1vZi10aGUtdGVzdA==' });
+      expect(reg.status).toBe(201);
+      const single = await createPlayer(own.api, { name: 'One' }, 1);
+      const many = await createPlayer(own.api, { name: 'Two' }, 2);
+      expect((await own.api.patch(`${P}/players/${single.id}`, { name: 'One, renamed' })).status).toBe(200);
+      expect((await own.api.delete(`${P}/players/${many.id}`)).status).toBe(200);
+      // Another organization's changes are not ours to hear.
+      await createPlayer(org.api, { name: 'Elsewhere' });
+      await deliver();
+      const hooks = hooksFor('players');
+      expect(hooks.map((h) => [JSON.parse(h.body).type, JSON.parse(h.body).player.name])).toEqual([
+        ['videofacade_create', 'One'],
+        ['playlist_create', 'Two'],
+        ['videofacade_update', 'One, renamed'],
+        ['playlist_destroy', 'Two'],
+      ]);
+      for (const hook of hooks) {
+        expect(verify(hook, 'whsec_c2VjcmV0LWtleS1vZi10aGUtdGVzdA==')).toBe(true);
+        expect(verify(hook, 'whsec_b3RoZXI=')).toBe(false);
+        expect(hook.headers['webhook-id']).toMatch(/^msg_[0-9a-f-]{36}$/);
+        expect(Math.abs(Number(hook.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+        const body = JSON.parse(hook.body);
+        expect(body).toMatchObject({ request_id: hook.headers['webhook-id'], organization_id: own.organizationId, organization_name: 'Player Watchers', security_key: 'whsec_c2VjcmV0LWtleS1vZi10aGUtdGVzdA==' });
+        expect(body.player.uuid).toBe(body.player_uuid);
+      }
+      expect(JSON.parse(hooks[0].body).player.chapters_attributes).toHaveLength(1);
+    });
+
+    it('sends only the events subscribed to, nothing for a rolled-back change, and nothing after deletion', async () => {
+      const own = await createOrg(t);
+      const reg = await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/players`, { url: `${origin.base}/hook?subscribed`, event_subscriptions: ['videofacade_destroy'] });
+      const player = await createPlayer(own.api);
+      // A failed update (validation) changes nothing and announces nothing.
+      expect((await own.api.patch(`${P}/players/${player.id}`, { width: 0 })).status).toBe(422);
+      expect((await own.api.delete(`${P}/players/${player.id}`)).status).toBe(200);
+      await deliver();
+      expect(hooksFor('subscribed').map((h) => JSON.parse(h.body).type)).toEqual(['videofacade_destroy']);
+      expect((await own.api.delete(`${P}/organizations/${own.organizationId}/webhooks/players/${reg.body.webhook_id}`)).status).toBe(200);
+      await own.api.delete(`${P}/players/${(await createPlayer(own.api)).id}`);
+      await deliver();
+      expect(hooksFor('subscribed')).toHaveLength(1);
+    });
+
+    it('announce a chapter added, moved or removed as an update of its player', async () => {
+      const own = await createOrg(t);
+      await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/players`, { url: `${origin.base}/hook?chapters`, event_subscriptions: ['videofacade_update', 'playlist_update'] });
+      const player = await createPlayer(own.api, {}, 1);
+      const added = await own.api.post(`${P}/chapters`, { player_id: player.id, video_attributes: { name: 'Second', upload_url: 'https://media.example.com/2.mp4' } });
+      expect(added.status).toBe(201);
+      expect((await own.api.put(`${P}/chapters/${added.body.id}`, { position: 0 })).status).toBe(200);
+      expect((await own.api.delete(`${P}/chapters/${added.body.id}`)).status).toBe(200);
+      await deliver();
+      const bodies = hooksFor('chapters').map((h) => JSON.parse(h.body));
+      expect(bodies.map((b) => [b.type, b.player.chapters_attributes.length])).toEqual([
+        ['playlist_update', 2],
+        ['playlist_update', 2],
+        ['videofacade_update', 1],
+      ]);
+      expect(bodies[1].player.chapters_attributes.find((c: any) => c.position === 0).id).toBe(added.body.id);
+    });
+
+    it('keeps one message id across retries of a failing receiver', async () => {
+      const own = await createOrg(t);
+      await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/players`, { url: `${origin.base}/status/503?retry` });
+      await createPlayer(own.api);
+      await runner.drain();
+      await new Promise((r) => setTimeout(r, 50));
+      await runner.drain();
+      const attempts = origin.received.filter((r) => r.url === '/status/503?retry');
+      expect(attempts.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
+      const job = await t.database.db.selectFrom('jobs').select(['attempts', 'max_attempts', 'status']).where('type', '=', 'webhook.notify').orderBy('id', 'desc').executeTakeFirstOrThrow();
+      expect(job.max_attempts).toBe(30);
+      expect(job.attempts).toBeGreaterThanOrEqual(2);
+      await t.database.db.deleteFrom('jobs').where('type', '=', 'webhook.notify').where('status', '=', 'queued').execute();
+    });
+  });
+
+  describe("viewers' reports", () => {
+    const beacon = (uuid: string, body: Record<string, unknown>, ip = '203.0.113.9') =>
+      t.app.inject({ method: 'POST', url: `/watch/${uuid}/analytics`, remoteAddress: ip, payload: { player_load_id: 'load-1', visitor_uuid: 'visitor-1', chapter: 0, ...body } });
+
+    it('go to the analytics webhooks subscribed to their type, with the payload the reference describes', async () => {
+      const own = await createOrg(t, 'Analytics Org');
+      const views = await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/analytics`, { url: `${origin.base}/hook?views`, security_key: 'view-secret-123', event_subscriptions: ['view'] });
+      const all = await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/analytics`, { url: `${origin.base}/hook?all`, security_key: 'all-secret-1234' });
+      expect([views.status, all.status]).toEqual([201, 201]);
+      const player = await createPlayer(own.api, { name: 'Watched' }, 2);
+      const second = player.chapters_attributes.find((c: any) => c.position === 1);
+      expect((await beacon(player.uuid, { type: 'view', percent_watched: 50, chapter: 1, embed_url: 'https://blog.example.com/post' })).statusCode).toBe(204);
+      expect((await beacon(player.uuid, { type: 'identified_view', email: 'Viewer@Example.com' })).statusCode).toBe(204);
+      const buckets = Array.from({ length: 20 }, (_, i) => (i < 10 ? 1 : 0));
+      expect((await beacon(player.uuid, { type: 'attention_span', buckets })).statusCode).toBe(204);
+      await deliver();
+
+      const viewHooks = hooksFor('views');
+      expect(viewHooks).toHaveLength(1);
+      expect(verify(viewHooks[0], 'view-secret-123')).toBe(true);
+      expect(JSON.parse(viewHooks[0].body)).toEqual({
+        type: 'view',
+        timestamp: expect.any(Number),
+        request_id: viewHooks[0].headers['webhook-id'],
+        visitor_vidyard_uuid: 'visitor-1',
+        organization_id: own.organizationId,
+        organization_name: 'Analytics Org',
+        account_id: (await t.database.db.selectFrom('organizations').select('account_id').where('id', '=', own.organizationId).executeTakeFirstOrThrow()).account_id,
+        player_uuid: player.uuid,
+        player_name: 'Watched',
+        video_id: second.video_id,
+        video_name: second.video_attributes.name,
+        player_load_id: 'load-1',
+        percent_watched: 50,
+        embed_url: 'https://blog.example.com/post',
+        security_key: 'view-secret-123',
+      });
+      const allHooks = hooksFor('all').map((h) => JSON.parse(h.body));
+      expect(allHooks.map((b) => b.type)).toEqual(['view', 'identified_view', 'attention_span']);
+      expect(allHooks[1].email).toBe('viewer@example.com');
+      expect(allHooks[2].attention_span).toEqual({ bucket_count: 20, buckets });
+      expect(hooksFor('all').every((h) => verify(h, 'all-secret-1234'))).toBe(true);
+    });
+
+    it('refuse what is malformed or about nothing, and send nothing for them', async () => {
+      const own = await createOrg(t);
+      await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/analytics`, { url: `${origin.base}/hook?refused` });
+      const player = await createPlayer(own.api);
+      expect((await beacon(player.uuid, { type: 'view' })).statusCode).toBe(422);
+      expect((await beacon(player.uuid, { type: 'identified_view', email: 'not-an-email' })).statusCode).toBe(422);
+      expect((await beacon(player.uuid, { type: 'attention_span', buckets: [1, 2] })).statusCode).toBe(422);
+      expect((await beacon(player.uuid, { type: 'click', percent_watched: 0 })).statusCode).toBe(422);
+      expect((await beacon(player.uuid, { type: 'view', percent_watched: 33 })).statusCode).toBe(422);
+      expect((await beacon(player.uuid, { type: 'view', percent_watched: 0, chapter: 5 })).statusCode).toBe(404);
+      expect((await beacon('00000000-0000-4000-8000-000000000000', { type: 'view', percent_watched: 0 })).statusCode).toBe(404);
+      const blocked = await own.api.post(`${P}/blacklisted_ip_ranges`, { ip_range: '198.18.0.0/15' });
+      expect(blocked.status).toBe(201);
+      expect((await beacon(player.uuid, { type: 'view', percent_watched: 0 }, '198.18.0.1')).statusCode).toBe(404);
+      const notJson = await t.app.inject({ method: 'POST', url: `/watch/${player.uuid}/analytics`, headers: { 'content-type': 'text/plain' }, payload: 'view' });
+      expect(notJson.statusCode).toBe(415);
+      await deliver();
+      expect(hooksFor('refused')).toEqual([]);
+    });
+
+    it('are limited per address and player', async () => {
+      const player = await createPlayer(org.api);
+      let status = 204;
+      let sent = 0;
+      while (status === 204 && sent < 700) {
+        status = (await beacon(player.uuid, { type: 'view', percent_watched: 0 }, '192.0.2.77')).statusCode;
+        sent++;
+      }
+      expect(sent).toBe(601);
+      expect(status).toBe(429);
+      expect((await beacon(player.uuid, { type: 'view', percent_watched: 0 }, '192.0.2.78')).statusCode).toBe(204);
+    });
+  });
+});
