@@ -143,6 +143,22 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
       expect(JSON.stringify(configOf((await page(`/watch/${player.uuid}`)).html))).not.toContain('Not yours');
     });
 
+    it("plays a live instance's broadcast over HLS while it airs, and its recording once ready", async () => {
+      const created = await org.api.post(`${P}/organizations/${org.organizationId}/live`, { video_options: { video_name: 'Town hall', description: 'Monthly', stream_tags: ['all-hands'] } });
+      expect(created.status, created.raw).toBe(201);
+      expect(created.status).toBe(201);
+      const instance = (await org.api.get(`${P}/organizations/${org.organizationId}/live/${created.body.stream_instance_id}`)).body.instance_details;
+      const before = configOf((await page(`/watch/${instance.player_uuid}`)).html);
+      expect(before.chapters[0].state).toBe('processing');
+      await t.database.db.updateTable('live_stream_instances').set({ status: 'live' }).where('id', '=', created.body.stream_instance_id).execute();
+      const airing = configOf((await page(`/watch/${instance.player_uuid}`)).html);
+      expect(airing.chapters[0]).toMatchObject({ state: 'live', sources: [{ src: `http://reelbase.test/live/${instance.player_uuid}/index.m3u8`, type: 'application/vnd.apple.mpegurl', quality: 'live' }] });
+      await makeReady(instance.video_id, ['sd']);
+      const recorded = configOf((await page(`/watch/${instance.player_uuid}`)).html);
+      expect(recorded.chapters[0].state).toBe('ready');
+      expect(recorded.chapters[0].sources.map((s: any) => s.type)).toEqual(['video/mp4']);
+    });
+
     it('carries the settings the player script needs', async () => {
       const player = await createPlayer(org.api, { autoplay: true, mute_onload: true, color: '#FF0088', redirect_url: 'https://example.com/next', redirect_whole_page: true, playlist_always_open: true });
       const res = await page(`/watch/${player.uuid}`);
