@@ -5,6 +5,7 @@ import { jobHandlers } from '../src/jobs/handlers.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { createTestApp, dialects, type Client, type TestApp } from './helpers/harness.ts';
 import { createOrg, createUser, unique, userClient, type OrgContext } from './helpers/factories.ts';
+import { verifySignature } from './helpers/media.ts';
 
 const P = '/dashboard/v1';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -17,7 +18,7 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
   let other: OrgContext;
   let server: http.Server;
   let hookUrl: string;
-  const received: { body: any; headers: http.IncomingHttpHeaders }[] = [];
+  const received: { body: any; raw: string; headers: http.IncomingHttpHeaders }[] = [];
 
   const drain = () => new JobRunner(t.database.db, { handlers: jobHandlers({ config: t.config, database: t.database }), backoff: () => 10 }).drain();
   const file = async (api: Client, body: unknown) => {
@@ -52,7 +53,7 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
       let data = '';
       req.on('data', (c) => (data += c));
       req.on('end', () => {
-        received.push({ body: JSON.parse(data || 'null'), headers: req.headers });
+        received.push({ body: JSON.parse(data || 'null'), raw: data, headers: req.headers });
         res.writeHead(req.url === '/fail-once' && received.filter((r) => r.body?.receipt_id === JSON.parse(data).receipt_id).length === 1 ? 500 : 204);
         res.end();
       });
@@ -197,6 +198,9 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
     expect(Number.isInteger(body.completed_at)).toBe(true);
     expect(body.result.users[0].email).toBe(email);
     expect(hits[0].headers['content-type']).toContain('application/json');
+    // Signed with the organization's key (docs/webhooks.md).
+    const key = (await org.api.get(`/dashboard/v1/organizations/${org.organizationId}/webhooks/signing_key`)).body.signing_key;
+    expect(verifySignature({ method: 'POST', url: '/hook', headers: hits[0].headers, body: hits[0].raw }, key)).toBe(true);
 
     const forget = await file(org.api, { request_action: 'forget', email, webhook: `${hookUrl}/fail-once` });
     await drain();
@@ -206,6 +210,7 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
     const tries = received.filter((r) => r.body?.receipt_id === forget);
     expect(tries).toHaveLength(2); // 500 first, then delivered
     expect(tries[1].body).toMatchObject({ receipt_id: forget, request_action: 'forget', status: 'completed' });
+    expect(tries[1].headers['webhook-id']).toBe(tries[0].headers['webhook-id']);
   });
 
   it('a webhook on a private address outside UPLOAD_ALLOWED_HOSTS is never called', async () => {

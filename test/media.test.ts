@@ -10,7 +10,7 @@ import { runningTools, toolEvents } from '../src/media/ffmpeg.ts';
 import { UrlSigner } from '../src/media/signed-urls.ts';
 import { createOrg, type OrgContext } from './helpers/factories.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
-import { closedPort, makeTestMedia, probeJson, settle, startOrigin, type TestMedia } from './helpers/media.ts';
+import { closedPort, makeTestMedia, probeJson, settle, startOrigin, verifySignature, type TestMedia } from './helpers/media.ts';
 
 const P = '/dashboard/v1';
 const VIDEO_KEYS = ['audio_gain', 'created_at', 'description', 'error_message', 'id', 'name', 'notes', 'origin', 'seconds', 'status', 'sync', 'updated_at', 'upload_url', 'uuid', 'webhook_url'];
@@ -177,6 +177,11 @@ describe.each(dialects)('media processing on %s', (dialect) => {
       const body = JSON.parse(hooks[0].body);
       expect(Object.keys(body).sort()).toEqual(VIDEO_KEYS);
       expect(body).toMatchObject({ id: video.id, status: 'ready', seconds: 2, error_message: null });
+      // Signed with the organization's key (docs/webhooks.md).
+      const key = (await org.api.get(`${P}/organizations/${org.organizationId}/webhooks/signing_key`)).body.signing_key;
+      expect(hooks[0].headers['webhook-id']).toMatch(/^msg_job_\d+$/);
+      expect(verifySignature(hooks[0], key)).toBe(true);
+      expect(verifySignature(hooks[0], 'whsec_b3RoZXI=')).toBe(false);
     });
 
     it('registers custom file sets fetched from URLs, selected by custom_identifier', async () => {

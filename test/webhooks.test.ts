@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,18 +6,9 @@ import { jobHandlers } from '../src/jobs/handlers.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
-import { startOrigin, type Received } from './helpers/media.ts';
+import { startOrigin, verifySignature as verify } from './helpers/media.ts';
 
 const P = '/dashboard/v1';
-
-/** Checks a delivery's Standard Webhooks signature with the receiver's own code, as a receiver would. */
-function verify(hook: Received, secret: string): boolean {
-  const id = String(hook.headers['webhook-id']);
-  const timestamp = String(hook.headers['webhook-timestamp']);
-  const key = secret.startsWith('whsec_') ? Buffer.from(secret.slice(6), 'base64') : Buffer.from(secret);
-  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${hook.body}`).digest('base64');
-  return String(hook.headers['webhook-signature']).split(' ').includes(`v1,${expected}`);
-}
 
 /**
  * Analytics and player webhooks (docs/webhooks.md): registration on the wire, player changes and
@@ -104,6 +94,20 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
         expect(res.status, JSON.stringify(body)).toBeLessThan(500);
       }
       expect((await org.api.get(url)).body.length).toBe(before);
+    });
+
+    it("answers the organization's signing key for video and GDPR webhooks, made once, and replaces it on POST", async () => {
+      const url = `${P}/organizations/${org.organizationId}/webhooks/signing_key`;
+      const first = await org.api.get(url);
+      expect(first.status).toBe(200);
+      expect(first.body.signing_key).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+      expect((await org.api.get(url)).body).toEqual(first.body);
+      const rotated = await org.api.post(url);
+      expect(rotated.status).toBe(201);
+      expect(rotated.body.signing_key).not.toBe(first.body.signing_key);
+      expect((await org.api.get(url)).body).toEqual(rotated.body);
+      expect((await (await org.as('editor')).get(url)).status).toBe(403);
+      expect((await (await createOrg(t)).api.get(url)).status).toBe(404);
     });
 
     it('is for admins and owners, and for their own organization only', async () => {

@@ -15,6 +15,7 @@ export interface OrganizationsTable {
   secure_embed_domain: string | null;
   playback_domain: string | null;
   features: Generated<string>;
+  webhook_signing_key: string | null;
   created_at: number;
   updated_at: number;
 }

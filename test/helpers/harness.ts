@@ -33,7 +33,8 @@ export async function createTestApp(
   let openAnother: () => Database;
   if (dialect === 'postgres') {
     const url = process.env.TEST_DATABASE_URL!;
-    const schema = `${TEST_SCHEMA_PREFIX}${randomBytes(6).toString('hex')}`;
+    // Named after the run (test/helpers/global-setup.ts), so that concurrent runs leave each other's alone.
+    const schema = `${TEST_SCHEMA_PREFIX}${process.env.REELBASE_TEST_RUN ?? 'norun'}_${randomBytes(6).toString('hex')}`;
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     await admin.query(`create schema ${schema}`);

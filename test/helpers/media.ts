@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import http from 'node:http';
@@ -96,6 +97,15 @@ export async function startOrigin(dir: string) {
     hooks: () => received.filter((r) => r.method === 'POST' && r.url.startsWith('/hook')),
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
+}
+
+/** Checks a delivery's Standard Webhooks signature with the receiver's own code, as a receiver would. */
+export function verifySignature(hook: Received, secret: string): boolean {
+  const id = String(hook.headers['webhook-id']);
+  const timestamp = String(hook.headers['webhook-timestamp']);
+  const key = secret.startsWith('whsec_') ? Buffer.from(secret.slice(6), 'base64') : Buffer.from(secret);
+  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${hook.body}`).digest('base64');
+  return String(hook.headers['webhook-signature']).split(' ').includes(`v1,${expected}`);
 }
 
 /** A local port nothing listens on. */

@@ -1,13 +1,22 @@
 import type { Config } from '../../config.ts';
 import { safePost, SafeFetchError } from '../../net/safe-fetch.ts';
+import { signatureHeaders } from '../../lib/standard-webhooks.ts';
+import { nowSeconds } from '../../lib/time.ts';
 import { PermanentJobError, type JobContext } from '../runner.ts';
+
+export type Signer = (body: string) => Record<string, string>;
+
+/** Standard Webhooks headers for one message: the same id on every attempt, the attempt's time. */
+export function signedWith(key: string, messageId: string): Signer {
+  return (body) => signatureHeaders(key, messageId, nowSeconds(), body);
+}
 
 /**
  * POSTs one JSON webhook with the SSRF-safe fetch (same address rules as downloads). Any answer but
  * 2xx throws, so the queue retries with its backoff; a refused address, an invalid URL or 410 Gone
  * fails the job at once. `sign` gives headers that sign the exact body sent (Standard Webhooks).
  */
-export async function deliverWebhook(config: Config, ctx: JobContext, url: string, body: unknown, event: string, sign?: (body: string) => Record<string, string>): Promise<void> {
+export async function deliverWebhook(config: Config, ctx: JobContext, url: string, body: unknown, event: string, sign?: Signer): Promise<void> {
   let status: number;
   const text = JSON.stringify(body);
   try {

@@ -1,11 +1,9 @@
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
-import { signatureHeaders } from '../../lib/standard-webhooks.ts';
-import { nowSeconds } from '../../lib/time.ts';
 import { WebhooksRepository } from '../../modules/webhooks/webhooks.repository.ts';
 import type { WebhookNotifyPayload } from '../../modules/webhooks/webhooks.service.ts';
 import type { JobHandler } from '../runner.ts';
-import { deliverWebhook } from './webhook-delivery.ts';
+import { deliverWebhook, signedWith } from './webhook-delivery.ts';
 
 /**
  * `webhook.notify`: POSTs one analytics or player message to its webhook, signed with the webhook's
@@ -18,6 +16,6 @@ export function webhookNotifyHandler({ config, database }: { config: Config; dat
     const hook = await repo.find(payload.webhookId);
     if (!hook) return;
     const body = { ...payload.body, security_key: hook.security_key };
-    await deliverWebhook(config, ctx, hook.url, body, payload.event, (text) => signatureHeaders(hook.security_key, payload.messageId, nowSeconds(), text));
+    await deliverWebhook(config, ctx, hook.url, body, payload.event, signedWith(hook.security_key, payload.messageId));
   };
 }

@@ -130,7 +130,7 @@ export class GdprService {
   }
 
   /** What the webhook receives, built from the request as it is now (null when not final). */
-  async webhookBody(requestId: number): Promise<{ url: string; body: GdprWebhookBody } | null> {
+  async webhookBody(requestId: number): Promise<{ url: string; body: GdprWebhookBody; organizationId: number } | null> {
     const row = await this.repo.find(requestId);
     if (!row || !row.webhook || !isFinal(row.status)) return null;
     const status = this.toStatus(row);
@@ -143,7 +143,7 @@ export class GdprService {
     };
     if (status.result !== undefined) body.result = status.result;
     if (status.error !== undefined) body.error = status.error;
-    return { url: row.webhook, body };
+    return { url: row.webhook, body, organizationId: row.organization_id };
   }
 
   /**

@@ -20,6 +20,8 @@ export interface VideoFilesPayload {
 }
 export interface VideoWebhookPayload {
   videoId: number;
+  /** Whose key signs the delivery (absent in jobs queued before it was recorded: read from the video). */
+  organizationId?: number;
   url: string;
   /** The Video resource as it was when it reached ready or error. */
   video: Video;

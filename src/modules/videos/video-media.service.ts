@@ -198,7 +198,7 @@ export class VideoMediaService {
 
   private async queueWebhook(trx: Kysely<DB>, video: VideoRow): Promise<void> {
     if (!video.webhook_url) return;
-    const payload: VideoWebhookPayload = { videoId: video.id, url: video.webhook_url, video: toVideo(video) };
+    const payload: VideoWebhookPayload = { videoId: video.id, organizationId: video.organization_id, url: video.webhook_url, video: toVideo(video) };
     await enqueue(trx, VIDEO_WEBHOOK_JOB, payload, { maxAttempts: WEBHOOK_DELIVERY_ATTEMPTS });
   }
 

@@ -31,6 +31,23 @@ export class WebhooksRepository {
     return this.db.deleteFrom('webhooks').where('id', '=', id).where('organization_id', '=', organizationId).where('kind', '=', kind).returningAll().executeTakeFirst();
   }
 
+  async signingKey(organizationId: number): Promise<string | null> {
+    const row = await this.db.selectFrom('organizations').select('webhook_signing_key').where('id', '=', organizationId).executeTakeFirst();
+    return row?.webhook_signing_key ?? null;
+  }
+
+  /** Sets the key unless one is set already (`replace`: whatever is set); answers the key now set, or null for no organization. */
+  async setSigningKey(organizationId: number, key: string, replace: boolean): Promise<string | null> {
+    let q = this.db.updateTable('organizations').set({ webhook_signing_key: key }).where('id', '=', organizationId);
+    if (!replace) q = q.where('webhook_signing_key', 'is', null);
+    await q.execute();
+    return this.signingKey(organizationId);
+  }
+
+  async videoOrganization(videoId: number): Promise<number | undefined> {
+    return (await this.db.selectFrom('videos').select('organization_id').where('id', '=', videoId).executeTakeFirst())?.organization_id;
+  }
+
   organization(organizationId: number) {
     return this.db.selectFrom('organizations').select(['id', 'name', 'account_id']).where('id', '=', organizationId).executeTakeFirst();
   }

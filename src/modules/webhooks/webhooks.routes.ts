@@ -1,5 +1,5 @@
 import type { App, Deps } from '../../http/context.ts';
-import { AnalyticsWebhookBody, Deleted, OrganizationParams, PlayerWebhookBody, Registered, WebhookList, WebhookParams, type WebhookKind } from './webhooks.schemas.ts';
+import { AnalyticsWebhookBody, Deleted, OrganizationParams, PlayerWebhookBody, Registered, SigningKey, WebhookList, WebhookParams, type WebhookKind } from './webhooks.schemas.ts';
 import { WebhooksService } from './webhooks.service.ts';
 
 const tags = ['webhooks'];
@@ -35,4 +35,19 @@ export default async function webhooksRoutes(app: App, { database }: Deps) {
       schema: { tags, summary: `Delete an ${what} webhook`, params: WebhookParams, response: { 200: Deleted } },
     }, async (req) => service.remove(req.params.organization_id, req.auth.organizationId, kind, req.params.id));
   }
+
+  // Added: the key that signs the webhooks without a key of their own (videos' webhook_url, GDPR requests).
+  const keyPath = '/v1/organizations/:organization_id/webhooks/signing_key';
+  app.get(keyPath, {
+    config: { permission },
+    schema: { tags, summary: "The organization's key for video and GDPR webhooks (made on first use)", params: OrganizationParams, response: { 200: SigningKey } },
+  }, async (req) => service.signingKey(req.params.organization_id, req.auth.organizationId));
+
+  app.post(keyPath, {
+    config: { permission },
+    schema: { tags, summary: 'Replace the key for video and GDPR webhooks', params: OrganizationParams, response: { 201: SigningKey } },
+  }, async (req, reply) => {
+    reply.code(201);
+    return service.rotateSigningKey(req.params.organization_id, req.auth.organizationId);
+  });
 }

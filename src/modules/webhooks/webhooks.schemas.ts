@@ -51,3 +51,7 @@ export const Webhook = Type.Object({
 });
 export type Webhook = Static<typeof Webhook>;
 export const WebhookList = Type.Array(Webhook);
+
+export const SigningKey = Type.Object({
+  signing_key: Type.String({ description: "Signs the organization's video and GDPR webhooks (Standard Webhooks, whsec_ form)" }),
+});

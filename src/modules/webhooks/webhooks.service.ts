@@ -72,6 +72,18 @@ export class WebhooksService {
     return { status: 'Successfully deleted the webhook' };
   }
 
+  /** The organization's signing key for the webhooks without a key of their own, made on first use. */
+  async signingKey(pathId: number, organizationId: number) {
+    this.assertOrganization(pathId, organizationId);
+    return { signing_key: (await organizationSigningKey(this.repo, organizationId))! };
+  }
+
+  /** A new signing key; messages already signed with the old one stay so (retries are signed anew). */
+  async rotateSigningKey(pathId: number, organizationId: number) {
+    this.assertOrganization(pathId, organizationId);
+    return { signing_key: (await this.repo.setSigningKey(organizationId, newSecret(), true))! };
+  }
+
   async list(pathId: number, organizationId: number, kind: WebhookKind): Promise<Webhook[]> {
     this.assertOrganization(pathId, organizationId);
     return (await this.repo.list(organizationId, kind)).map(toWebhook);
@@ -102,6 +114,14 @@ export async function notifyWebhooks(db: Kysely<DB>, organizationId: number, kin
     await enqueue(db, WEBHOOK_NOTIFY_JOB, { webhookId: hook.id, messageId, event, body } satisfies WebhookNotifyPayload, { maxAttempts: WEBHOOK_DELIVERY_ATTEMPTS });
   }
   return hooks.length;
+}
+
+/**
+ * The key that signs an organization's webhooks without a key of their own (a video's webhook_url, a
+ * GDPR request's webhook), made on first use; null when the organization is gone.
+ */
+export async function organizationSigningKey(repo: WebhooksRepository, organizationId: number): Promise<string | null> {
+  return (await repo.signingKey(organizationId)) ?? repo.setSigningKey(organizationId, newSecret(), false);
 }
 
 /** `videofacade_*` for a player of one chapter (or none), `playlist_*` for more (the reference's two kinds of player). */
