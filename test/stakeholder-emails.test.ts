@@ -8,6 +8,8 @@ import { createOrg, createPlayer, unique, type OrgContext } from './helpers/fact
 import { readOutbox } from '../src/mail/outbox.ts';
 import { TokensService } from '../src/modules/tokens/tokens.service.ts';
 import { throttleOf } from '../src/modules/stakeholder-emails/stakeholder-emails.service.ts';
+import { jobHandlers } from '../src/jobs/handlers.ts';
+import { JobRunner } from '../src/jobs/runner.ts';
 
 const P = '/dashboard/v1';
 const URL_ = `${P}/email_stakeholders`;
@@ -353,20 +355,57 @@ describe.each(dialects)('stakeholder emails over SMTP on %s', (dialect) => {
     }
   });
 
-  it('an unreachable SMTP server answers 503 mail_unavailable; the failure is recorded and not counted', async () => {
+  it('an unreachable SMTP server: 202, the message is queued and sent again once the server answers', async () => {
+    const dataDir = tmpDir();
+    const t = await createTestApp(dialect, { DATA_DIR: dataDir, SMTP_URL: `smtp://127.0.0.1:${await closedPort()}` });
+    const smtp = await fakeSmtp();
+    try {
+      const o = await createOrg(t);
+      const body = validBody();
+      const res = await o.api.post(URL_, body);
+      expect(res.status).toBe(202);
+      expect(res.body).toMatchObject({ id: expect.any(Number), subject: body.subject, sent_at: expect.any(Number) });
+      expect(JSON.stringify(res.body)).not.toContain('127.0.0.1');
+      // Waiting to be sent, it counts against the throttle.
+      expect((await o.api.get(STATUS)).body.remaining).toBe(9);
+      const row = async () => t.database.db.selectFrom('stakeholder_emails').selectAll().where('id', '=', res.body.id).executeTakeFirstOrThrow();
+      expect(await row()).toMatchObject({ status: 'sending', sent_at: null, error: expect.stringMatching(/SMTP delivery failed/) });
+      const job = await t.database.db.selectFrom('jobs').selectAll().where('type', '=', 'mail.stakeholder').orderBy('id', 'desc').executeTakeFirstOrThrow();
+      expect(job).toMatchObject({ status: 'queued', max_attempts: 20 });
+
+      // A worker whose mail server still refuses: the attempt is recorded, the job waits for the next.
+      await t.database.db.updateTable('jobs').set({ run_at: Date.now() }).where('id', '=', job.id).execute();
+      await new JobRunner(t.database.db, { handlers: jobHandlers({ config: t.config, database: t.database }), backoff: () => 60_000, pollMs: 10 }).drain();
+      expect((await t.database.db.selectFrom('jobs').select(['status', 'attempts']).where('id', '=', job.id).executeTakeFirstOrThrow())).toEqual({ status: 'queued', attempts: 1 });
+      expect((await row()).status).toBe('sending');
+
+      // Once the server answers, the message goes out as it was asked for.
+      await t.database.db.updateTable('jobs').set({ run_at: Date.now() }).where('id', '=', job.id).execute();
+      const working = { ...t.config, smtpUrl: `smtp://127.0.0.1:${smtp.port}` };
+      await new JobRunner(t.database.db, { handlers: jobHandlers({ config: working, database: t.database }), backoff: () => 10, pollMs: 10 }).drain();
+      expect(smtp.messages).toHaveLength(1);
+      expect(smtp.messages[0].data).toContain(`Subject: ${body.subject}`);
+      expect(smtp.messages[0].data).toMatch(new RegExp(`^X-Reelbase-Stakeholder-Email: ${res.body.id}$`, 'm'));
+      expect(await row()).toMatchObject({ status: 'sent', sent_at: expect.any(Number), error: null });
+    } finally {
+      await t.close();
+      await smtp.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a message the mail server refuses to the last attempt is failed, and stops counting', async () => {
     const dataDir = tmpDir();
     const t = await createTestApp(dialect, { DATA_DIR: dataDir, SMTP_URL: `smtp://127.0.0.1:${await closedPort()}` });
     try {
       const o = await createOrg(t);
       const res = await o.api.post(URL_, validBody());
-      expect(res.status).toBe(503);
-      expect(res.body.code).toBe('mail_unavailable');
-      expect(JSON.stringify(res.body)).not.toContain('127.0.0.1');
+      expect(res.status).toBe(202);
+      await t.database.db.updateTable('jobs').set({ run_at: Date.now(), max_attempts: 1 }).where('type', '=', 'mail.stakeholder').execute();
+      await new JobRunner(t.database.db, { handlers: jobHandlers({ config: t.config, database: t.database }), backoff: () => 10, pollMs: 10 }).drain();
+      const row = await t.database.db.selectFrom('stakeholder_emails').selectAll().where('id', '=', res.body.id).executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ status: 'failed', sent_at: null, error: expect.stringMatching(/SMTP delivery failed/) });
       expect((await o.api.get(STATUS)).body.remaining).toBe(10);
-      const row = await t.database.db.selectFrom('stakeholder_emails').selectAll().where('organization_id', '=', o.organizationId).executeTakeFirstOrThrow();
-      expect(row.status).toBe('failed');
-      expect(row.sent_at).toBeNull();
-      expect(row.error).toMatch(/SMTP delivery failed/);
     } finally {
       await t.close();
       fs.rmSync(dataDir, { recursive: true, force: true });

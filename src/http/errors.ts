@@ -24,7 +24,6 @@ export const ErrorCodes = {
   idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was used with a different request' },
   rate_limited: { status: 429, message: 'Too many requests' },
   not_implemented: { status: 501, message: 'This format is not supported' },
-  mail_unavailable: { status: 503, message: 'The mail server did not accept the message; nothing was sent' },
   internal_error: { status: 500, message: 'Internal server error' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

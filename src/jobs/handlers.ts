@@ -18,6 +18,8 @@ import { gdprProcessHandler } from './handlers/gdpr-process.ts';
 import { gdprWebhookHandler } from './handlers/gdpr-webhook.ts';
 import { GDPR_PROCESS_JOB, GDPR_WEBHOOK_JOB } from '../modules/gdpr/gdpr.service.ts';
 import { webhookNotifyHandler } from './handlers/webhook-notify.ts';
+import { stakeholderMailHandler } from './handlers/stakeholder-mail.ts';
+import { STAKEHOLDER_MAIL_JOB } from '../modules/stakeholder-emails/stakeholder-emails.service.ts';
 import { WEBHOOK_NOTIFY_JOB } from '../modules/webhooks/webhooks.service.ts';
 
 /**
@@ -38,5 +40,6 @@ export function jobHandlers(deps: { config: Config; database: Database }): Recor
     [GDPR_PROCESS_JOB]: gdprProcessHandler(deps),
     [GDPR_WEBHOOK_JOB]: gdprWebhookHandler(deps),
     [WEBHOOK_NOTIFY_JOB]: webhookNotifyHandler(deps),
+    [STAKEHOLDER_MAIL_JOB]: stakeholderMailHandler(deps),
   };
 }

@@ -29,7 +29,16 @@ export class StakeholderEmailsRepository {
   }
 
   async markSent(id: number, sentAt: number, messageId: string): Promise<void> {
-    await this.db.updateTable('stakeholder_emails').set({ status: 'sent', sent_at: sentAt, message_id: messageId }).where('id', '=', id).execute();
+    await this.db.updateTable('stakeholder_emails').set({ status: 'sent', sent_at: sentAt, message_id: messageId, error: null }).where('id', '=', id).execute();
+  }
+
+  /** A refused attempt: the email stays `sending` (the queue tries again). */
+  async noteError(id: number, error: string): Promise<void> {
+    await this.db.updateTable('stakeholder_emails').set({ error: error.slice(0, 1000) }).where('id', '=', id).execute();
+  }
+
+  async status(id: number): Promise<string | undefined> {
+    return (await this.db.selectFrom('stakeholder_emails').select('status').where('id', '=', id).executeTakeFirst())?.status;
   }
 
   async markFailed(id: number, error: string): Promise<void> {

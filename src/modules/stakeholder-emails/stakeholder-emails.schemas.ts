@@ -23,7 +23,7 @@ export const StakeholderEmail = Type.Object({
   recipients: Type.Array(Type.String()),
   subject: Type.String(),
   player_id: Nullable(Type.Integer()),
-  sent_at: Type.Integer({ description: 'Unix seconds at which the mail server (or the outbox) took the message' }),
+  sent_at: Type.Integer({ description: 'Unix seconds at which the message was taken: by the mail server (or the outbox), or, when the mail server could not take it at once, by Reelbase to send it again' }),
 });
 export type StakeholderEmail = Static<typeof StakeholderEmail>;
 

@@ -2,12 +2,23 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { lockOrganization } from '../../db/dialect.ts';
 import { AppError, invalidField } from '../../http/errors.ts';
+import { enqueue } from '../../jobs/queue.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { MailDeliveryError, type Mailer } from '../../mail/mailer.ts';
+import { MailDeliveryError, type Mailer, type OutgoingMail } from '../../mail/mailer.ts';
 import { StakeholderEmailsRepository } from './stakeholder-emails.repository.ts';
 import type { SendStakeholderEmailBody, StakeholderEmail, ThrottleStatus } from './stakeholder-emails.schemas.ts';
 
 export const WINDOW_SECONDS = 3600;
+
+/** A stakeholder email the mail server refused at first, sent again by the job queue (docs/security.md). */
+export const STAKEHOLDER_MAIL_JOB = 'mail.stakeholder';
+/** With the queue's backoff (capped at an hour) about half a day of attempts. */
+export const STAKEHOLDER_MAIL_ATTEMPTS = 20;
+
+export interface StakeholderMailPayload {
+  emailId: number;
+  mail: OutgoingMail;
+}
 
 /** 429: the organization's hourly allowance is used up; nothing was sent. */
 export class RateLimitedError extends AppError {
@@ -65,7 +76,9 @@ export class StakeholderEmailsService {
   /**
    * Sends one plain-text message to all recipients. The throttle is checked and the email recorded in
    * one transaction holding the organization's lock, so concurrent requests cannot overshoot it; the
-   * mail goes out after the commit. A failed delivery is recorded as failed and does not count.
+   * mail goes out after the commit. When the mail server cannot take it now, the message is handed to
+   * the job queue, which tries again (`mail.stakeholder`); it counts against the throttle until it
+   * finally fails.
    */
   async send(organizationId: number, userId: number | null, body: SendStakeholderEmailBody): Promise<StakeholderEmail> {
     const player = await this.resolvePlayer(organizationId, body);
@@ -101,21 +114,41 @@ export class StakeholderEmailsService {
 
     const watchLink = player ? `${this.options.publicUrl}/watch/${player.uuid}` : null;
     const text = watchLink ? `${body.body}\n\nWatch "${player!.name}": ${watchLink}\n` : body.body;
+    const mail: OutgoingMail = {
+      to: recipients,
+      subject: body.subject,
+      text,
+      ...(replyTo ? { replyTo } : {}),
+      headers: { 'X-Reelbase-Stakeholder-Email': String(id) },
+    };
+    const takenAt = nowSeconds();
     try {
-      const sent = await this.mailer.send({
-        to: recipients,
-        subject: body.subject,
-        text,
-        ...(replyTo ? { replyTo } : {}),
-        headers: { 'X-Reelbase-Stakeholder-Email': String(id) },
-      });
-      const sentAt = nowSeconds();
-      await this.repo.markSent(id, sentAt, sent.messageId);
-      return { id, recipients, subject: body.subject, player_id: player?.id ?? null, sent_at: sentAt };
+      const sent = await this.mailer.send(mail);
+      await this.repo.markSent(id, takenAt, sent.messageId);
     } catch (e) {
       if (!(e instanceof MailDeliveryError)) throw e;
-      await this.repo.markFailed(id, e.message);
-      throw new AppError('mail_unavailable');
+      await this.db.transaction().execute(async (trx) => {
+        await this.repo.with(trx).noteError(id, e.message);
+        await enqueue(trx, STAKEHOLDER_MAIL_JOB, { emailId: id, mail } satisfies StakeholderMailPayload, { delayMs: 1000, maxAttempts: STAKEHOLDER_MAIL_ATTEMPTS });
+      });
+    }
+    return { id, recipients, subject: body.subject, player_id: player?.id ?? null, sent_at: takenAt };
+  }
+
+  /**
+   * One more attempt at a message the mail server refused (the `mail.stakeholder` job). Answers false
+   * when there is nothing to send (already sent, or gone); a refusal throws MailDeliveryError, after
+   * recording it, and on the last attempt marks the email failed.
+   */
+  async retry(payload: StakeholderMailPayload, lastAttempt: boolean): Promise<boolean> {
+    if ((await this.repo.status(payload.emailId)) !== 'sending') return false;
+    try {
+      const sent = await this.mailer.send(payload.mail);
+      await this.repo.markSent(payload.emailId, nowSeconds(), sent.messageId);
+      return true;
+    } catch (e) {
+      if (e instanceof MailDeliveryError) await (lastAttempt ? this.repo.markFailed(payload.emailId, e.message) : this.repo.noteError(payload.emailId, e.message));
+      throw e;
     }
   }
 }
