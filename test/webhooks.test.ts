@@ -140,11 +140,12 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       await createPlayer(org.api, { name: 'Elsewhere' });
       await deliver();
       const hooks = hooksFor('players');
-      expect(hooks.map((h) => [JSON.parse(h.body).type, JSON.parse(h.body).player.name])).toEqual([
-        ['videofacade_create', 'One'],
-        ['playlist_create', 'Two'],
-        ['videofacade_update', 'One, renamed'],
-        ['playlist_destroy', 'Two'],
+      // Messages are independent (the queue runs several at once): compared without order.
+      expect(hooks.map((h) => `${JSON.parse(h.body).type} ${JSON.parse(h.body).player.name}`).sort()).toEqual([
+        'playlist_create Two',
+        'playlist_destroy Two',
+        'videofacade_create One',
+        'videofacade_update One, renamed',
       ]);
       for (const hook of hooks) {
         expect(verify(hook, 'whsec_c2VjcmV0LWtleS1vZi10aGUtdGVzdA==')).toBe(true);
@@ -155,7 +156,7 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
         expect(body).toMatchObject({ request_id: hook.headers['webhook-id'], organization_id: own.organizationId, organization_name: 'Player Watchers', security_key: 'whsec_c2VjcmV0LWtleS1vZi10aGUtdGVzdA==' });
         expect(body.player.uuid).toBe(body.player_uuid);
       }
-      expect(JSON.parse(hooks[0].body).player.chapters_attributes).toHaveLength(1);
+      expect(JSON.parse(hooks.find((h) => JSON.parse(h.body).type === 'videofacade_create')!.body).player.chapters_attributes).toHaveLength(1);
     });
 
     it('sends only the events subscribed to, nothing for a rolled-back change, and nothing after deletion', async () => {
@@ -183,12 +184,9 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       expect((await own.api.delete(`${P}/chapters/${added.body.id}`)).status).toBe(200);
       await deliver();
       const bodies = hooksFor('chapters').map((h) => JSON.parse(h.body));
-      expect(bodies.map((b) => [b.type, b.player.chapters_attributes.length])).toEqual([
-        ['playlist_update', 2],
-        ['playlist_update', 2],
-        ['videofacade_update', 1],
-      ]);
-      expect(bodies[1].player.chapters_attributes.find((c: any) => c.position === 0).id).toBe(added.body.id);
+      expect(bodies.map((b) => `${b.type} ${b.player.chapters_attributes.length}`).sort()).toEqual(['playlist_update 2', 'playlist_update 2', 'videofacade_update 1']);
+      // The move is announced with the chapter in its new place.
+      expect(bodies.filter((b) => b.player.chapters_attributes.find((c: any) => c.position === 0).id === added.body.id)).toHaveLength(1);
     });
 
     it('keeps one message id across retries of a failing receiver', async () => {
@@ -246,9 +244,9 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
         security_key: 'view-secret-123',
       });
       const allHooks = hooksFor('all').map((h) => JSON.parse(h.body));
-      expect(allHooks.map((b) => b.type)).toEqual(['view', 'identified_view', 'attention_span']);
-      expect(allHooks[1].email).toBe('viewer@example.com');
-      expect(allHooks[2].attention_span).toEqual({ bucket_count: 20, buckets });
+      expect(allHooks.map((b) => b.type).sort()).toEqual(['attention_span', 'identified_view', 'view']);
+      expect(allHooks.find((b) => b.type === 'identified_view').email).toBe('viewer@example.com');
+      expect(allHooks.find((b) => b.type === 'attention_span').attention_span).toEqual({ bucket_count: 20, buckets });
       expect(hooksFor('all').every((h) => verify(h, 'all-secret-1234'))).toBe(true);
     });
 
