@@ -87,3 +87,23 @@ export function cachedRead<T extends object>(
   const cache = caches.get(db);
   return cache ? cache.read(namespace, key, load) : load();
 }
+
+const derived = new WeakMap<object, Map<unknown, unknown>>();
+
+/**
+ * `f(row)` made once per cached row and shared by every reader of that row, frozen like it: a hot
+ * record's API view is then not rebuilt for each request. Rows that are not the cache's (not frozen)
+ * get a fresh `f(row)` every time.
+ */
+export function viewOf<R extends object, T>(row: R, f: (row: R) => T): T {
+  if (!Object.isFrozen(row)) return f(row);
+  let views = derived.get(row);
+  if (!views) derived.set(row, (views = new Map()));
+  let view = views.get(f) as T | undefined;
+  if (view === undefined) {
+    view = f(row);
+    if (view !== null && typeof view === 'object') Object.freeze(view);
+    views.set(f, view);
+  }
+  return view;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReadCache } from '../../src/db/read-cache.ts';
+import { ReadCache, viewOf } from '../../src/db/read-cache.ts';
 import { SqliteChangeClock } from '../../src/db/change-clock.ts';
 import type { ChangeClock } from '../../src/db/change-clock.ts';
 
@@ -85,5 +85,27 @@ describe('SqliteChangeClock', () => {
     expect(clock.now()).toBe(start! + 2);
     clock.close();
     expect(clock.now()).toBeNull();
+  });
+});
+
+describe('viewOf', () => {
+  const toView = (row: { id: number }) => ({ id: row.id, label: `#${row.id}` });
+
+  it("makes a cached (frozen) row's view once, shared and frozen", () => {
+    const row = Object.freeze({ id: 7 });
+    const first = viewOf(row, toView);
+    expect(viewOf(row, toView)).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    // Another view of the same row is its own.
+    const other = (r: { id: number }) => ({ n: r.id });
+    expect(viewOf(row, other)).toEqual({ n: 7 });
+    expect(viewOf(row, toView)).toBe(first);
+  });
+
+  it('makes a fresh view of any other row every time', () => {
+    const row = { id: 8 };
+    const first = viewOf(row, toView);
+    expect(viewOf(row, toView)).not.toBe(first);
+    expect(Object.isFrozen(first)).toBe(false);
   });
 });

@@ -1,4 +1,6 @@
 import type { App, Deps } from '../../http/context.ts';
+import { mapMaybe } from '../../db/read-cache.ts';
+import { sharedBodySender } from '../../http/shared-body.ts';
 import { listEnvelope, pageOf } from '../../http/paging.ts';
 import {
   Cta,
@@ -46,10 +48,11 @@ export default async function ctasRoutes(app: App, { database, config }: Deps) {
     return ctas.createEmailGate(request.auth.organizationId, request.body);
   });
 
+  const sendCta = sharedBodySender();
   app.get('/v1/ctas/:id', {
     schema: { tags, summary: 'Get a CTA', params: IdParams, response: { 200: Cta } },
-    // Not async: a cached CTA is answered in the same tick (docs/performance.md).
-  }, (request) => ctas.get(request.auth.organizationId, request.params.id));
+    // Not async: a cached CTA is answered in the same tick, its body serialized once (docs/performance.md).
+  }, (request, reply) => mapMaybe(ctas.get(request.auth.organizationId, request.params.id), (cta) => sendCta(reply, cta)));
 
   app.patch('/v1/ctas/:id', {
     config: { wrap: 'cta' },

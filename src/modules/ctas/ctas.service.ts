@@ -5,7 +5,7 @@ import type { EventRow } from '../events/events.repository.ts';
 import { MAX_CTA_WIDTH } from '../events/events.schemas.ts';
 import { EventsService, type PlayerRef } from '../events/events.service.ts';
 import type { Cta, CtaCreateBody, CtaUpdateBody, EmailGate, EmailGateCreateBody } from './ctas.schemas.ts';
-import { mapMaybe, type MaybePromise } from '../../db/read-cache.ts';
+import { mapMaybe, viewOf, type MaybePromise } from '../../db/read-cache.ts';
 
 export function toCta(row: EventRow): Cta {
   return {
@@ -93,7 +93,7 @@ export class CtasService {
   }
 
   get(organizationId: number, id: number): MaybePromise<Cta> {
-    return mapMaybe(this.events.find(organizationId, id), toCta);
+    return mapMaybe(this.events.find(organizationId, id), (row) => viewOf(row, toCta));
   }
 
   async update(organizationId: number, id: number, input: CtaUpdateBody): Promise<Cta> {

@@ -1,4 +1,6 @@
 import type { App, Deps } from '../../http/context.ts';
+import { mapMaybe } from '../../db/read-cache.ts';
+import { sharedBodySender } from '../../http/shared-body.ts';
 import { listEnvelope, pageOf } from '../../http/paging.ts';
 import {
   Event,
@@ -70,10 +72,11 @@ export default async function eventsRoutes(app: App, { database, config }: Deps)
     return copy;
   });
 
+  const sendEvent = sharedBodySender();
   app.get('/v1/events/:id', {
     schema: { tags, summary: 'Get an event', params: IdParams, response: { 200: Event } },
-    // Not async: a cached event is answered in the same tick (docs/performance.md).
-  }, (request) => events.get(request.auth.organizationId, request.params.id));
+    // Not async: a cached event is answered in the same tick, its body serialized once (docs/performance.md).
+  }, (request, reply) => mapMaybe(events.get(request.auth.organizationId, request.params.id), (event) => sendEvent(reply, event)));
 
   app.patch('/v1/events/:id', {
     config: { wrap: 'event' },

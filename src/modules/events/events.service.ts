@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../http/errors.ts';
 import type { Page } from '../../http/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { mapMaybe, type MaybePromise } from '../../db/read-cache.ts';
+import { mapMaybe, viewOf, type MaybePromise } from '../../db/read-cache.ts';
 import { EventsRepository, type ChapterOwner, type EventFilter, type EventPatch, type EventRow } from './events.repository.ts';
 import {
   EVENT_TYPES,
@@ -183,7 +183,7 @@ export class EventsService {
   }
 
   get(organizationId: number, id: number): MaybePromise<Event> {
-    return mapMaybe(this.find(organizationId, id), toEvent);
+    return mapMaybe(this.find(organizationId, id), (row) => viewOf(row, toEvent));
   }
 
   async update(organizationId: number, id: number, input: EventUpdateBody): Promise<Event> {
