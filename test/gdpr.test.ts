@@ -114,6 +114,65 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
     expect(done.result).toMatchObject({ users: [], stakeholder_emails: [], live_stream_instances: [] });
   });
 
+  it("identified views in analytics messages: exported, dropped on forget, rewritten on rectify; another person's stay", async () => {
+    const [gone, kept, renamed] = [emailOf('viewer-gone'), emailOf('viewer-kept'), emailOf('viewer-renamed')];
+    expect((await org.api.post(`${P}/organizations/${org.organizationId}/webhooks/analytics`, { url: `${hookUrl}/analytics` })).status).toBe(201);
+    const player = (await org.api.post(`${P}/players`, { player: { name: 'Gated', chapters_attributes: [{ position: 0, video_attributes: { name: 'v', upload_url: 'https://media.example.com/v.mp4' } }] } })).body;
+    const identify = async (email: string) => {
+      const res = await t.app.inject({ method: 'POST', url: `/watch/${player.uuid}/analytics`, payload: { type: 'identified_view', player_load_id: 'l', visitor_uuid: 'v', chapter: 0, email } });
+      expect(res.statusCode).toBe(204);
+    };
+    await identify(gone);
+    await identify(kept);
+    await identify(renamed);
+    await drain();
+    const carrying = async (email: string) =>
+      (await t.database.db.selectFrom('jobs').select('payload').where('type', '=', 'webhook.notify').execute()).filter((j) => j.payload.includes(email)).length;
+    expect(await carrying(gone)).toBe(1);
+
+    const access = await file(org.api, { request_action: 'access', email: gone });
+    await drain();
+    const exported = (await statusOf(access)).result.analytics_identified_views;
+    expect(exported).toEqual([{ player_uuid: player.uuid, player_name: 'Gated', video_id: player.chapters_attributes[0].video_id, visitor_vidyard_uuid: 'v', timestamp: expect.any(Number), delivery: 'done' }]);
+
+    const forget = await file(org.api, { request_action: 'forget', email: gone });
+    await drain();
+    expect((await statusOf(forget)).result).toMatchObject({ analytics_messages_deleted: 1 });
+    expect(await carrying(gone)).toBe(0);
+    expect(await carrying(kept)).toBe(1);
+
+    const newEmail = emailOf('viewer-new');
+    const rectify = await file(org.api, { request_action: 'rectify', email: renamed, new_values: { email: newEmail } });
+    await drain();
+    expect((await statusOf(rectify)).result).toMatchObject({ analytics_messages_updated: 1 });
+    expect(await carrying(renamed)).toBe(0);
+    expect(await carrying(newEmail)).toBe(1);
+    // Another organization's request for the same address touches nothing here.
+    const elsewhere = await file(other.api, { request_action: 'forget', email: kept });
+    await drain();
+    expect((await statusOf(elsewhere, other.api)).result).toMatchObject({ analytics_messages_deleted: 0 });
+    expect(await carrying(kept)).toBe(1);
+  });
+
+  it('a stakeholder mail waiting to be sent again loses a forgotten address, and is dropped with its last one', async () => {
+    const [first, second] = [emailOf('waiting-a'), emailOf('waiting-b')];
+    const id = await stakeholderMail([first, second]);
+    const now = Date.now();
+    // As the service leaves it when the mail server refused the message (test/stakeholder-emails.test.ts).
+    const job = await t.database.db
+      .insertInto('jobs')
+      .values({ type: 'mail.stakeholder', payload: JSON.stringify({ emailId: id, mail: { to: [first, second], subject: 'New video', text: 'Have a look' } }), run_at: now + 3_600_000, max_attempts: 20, created_at: now, updated_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const waiting = async () => (await t.database.db.selectFrom('jobs').select('payload').where('id', '=', job.id).executeTakeFirst())?.payload;
+    await file(org.api, { request_action: 'forget', email: first });
+    await drain();
+    expect(JSON.parse((await waiting())!).mail.to).toEqual([second]);
+    await file(org.api, { request_action: 'forget', email: second });
+    await drain();
+    expect(await waiting()).toBeUndefined();
+  });
+
   it('forget: removes the user (404, token 401), scrubs stakeholder recipients and live creator emails', async () => {
     const email = emailOf('forget');
     const user = await createUser(org.api, { email, role_id: 3 });

@@ -102,4 +102,29 @@ export class GdprRepository {
     if (ids.length === 0) return;
     await this.db.updateTable('live_stream_instances').set({ email, updated_at: now }).where('organization_id', '=', organizationId).where('id', 'in', ids).execute();
   }
+
+  /**
+   * Jobs whose payload may carry a person's address, not running: analytics messages
+   * (`webhook.notify`) and stakeholder mails waiting to be sent again (`mail.stakeholder`). A page by id.
+   */
+  messagesPage(afterId: number, limit: number) {
+    return this.db
+      .selectFrom('jobs')
+      .select(['id', 'type', 'status', 'payload'])
+      .where('type', 'in', ['webhook.notify', 'mail.stakeholder'])
+      .where('status', '!=', 'running')
+      .where('id', '>', afterId)
+      .where('payload', 'like', '%@%')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  }
+
+  async deleteJobs(ids: number[]): Promise<void> {
+    if (ids.length > 0) await this.db.deleteFrom('jobs').where('id', 'in', ids).where('status', '!=', 'running').execute();
+  }
+
+  async setJobPayload(id: number, payload: unknown): Promise<void> {
+    await this.db.updateTable('jobs').set({ payload: JSON.stringify(payload) }).where('id', '=', id).where('status', '!=', 'running').execute();
+  }
 }

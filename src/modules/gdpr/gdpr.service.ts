@@ -189,6 +189,7 @@ export class GdprService {
     const matches = (address: string) => address.trim().toLowerCase() === email;
     const stakeholder = await this.stakeholderEmailsOf(repo, orgId, matches);
     const live = await repo.liveInstances(orgId, email);
+    const messages = await this.messagesOf(repo, orgId, matches, new Set(stakeholder.map(({ row: s }) => s.id)));
     const userRole = user && isRole(user.role) ? user.role : null;
 
     switch (row.request_action as GdprAction) {
@@ -211,6 +212,14 @@ export class GdprService {
             sent_at: s.sent_at === null ? null : Number(s.sent_at),
           })),
           live_stream_instances: live.map((l) => ({ id: l.id, stream_id: l.stream_id, name: l.name, player_uuid: l.player_uuid, status: l.status, email: l.email, created_at: Number(l.created_at) })),
+          analytics_identified_views: messages.identified.map(({ body, status }) => ({
+            player_uuid: body.player_uuid,
+            player_name: body.player_name,
+            video_id: body.video_id,
+            visitor_vidyard_uuid: body.visitor_vidyard_uuid,
+            timestamp: body.timestamp,
+            delivery: status,
+          })),
         };
       }
       case 'forget': {
@@ -223,7 +232,19 @@ export class GdprService {
         }
         for (const { row: s, recipients } of stakeholder) await repo.setRecipients(s.id, recipients.filter((r) => !matches(r)));
         await repo.setLiveInstanceEmail(orgId, live.map((l) => l.id), null, now);
-        return { users_deleted: user ? 1 : 0, stakeholder_emails_scrubbed: stakeholder.length, live_stream_instances_scrubbed: live.length };
+        // Analytics messages that name the person are dropped, sent or not; waiting mails lose the address.
+        await repo.deleteJobs(messages.identified.map((m) => m.id));
+        for (const mail of messages.mails) {
+          const to = mail.payload.mail.to.filter((r: string) => !matches(r));
+          if (to.length === 0) await repo.deleteJobs([mail.id]);
+          else await repo.setJobPayload(mail.id, { ...mail.payload, mail: { ...mail.payload.mail, to } });
+        }
+        return {
+          users_deleted: user ? 1 : 0,
+          stakeholder_emails_scrubbed: stakeholder.length,
+          live_stream_instances_scrubbed: live.length,
+          analytics_messages_deleted: messages.identified.length,
+        };
       }
       case 'rectify': {
         const values = (parseJson(row.new_values) ?? {}) as GdprNewValues;
@@ -261,16 +282,48 @@ export class GdprService {
           }
           await repo.setLiveInstanceEmail(orgId, live.map((l) => l.id), newEmail, now);
           liveUpdated = live.length;
+          for (const m of messages.identified) await repo.setJobPayload(m.id, { ...m.payload, body: { ...m.body, email: newEmail } });
+          for (const mail of messages.mails) {
+            const to = [...new Set(mail.payload.mail.to.map((r: string) => (matches(r) ? newEmail : r)))];
+            await repo.setJobPayload(mail.id, { ...mail.payload, mail: { ...mail.payload.mail, to } });
+          }
         }
         return {
           users_updated: usersUpdated,
           stakeholder_emails_updated: stakeholderUpdated,
           live_stream_instances_updated: liveUpdated,
+          analytics_messages_updated: newEmail !== undefined ? messages.identified.length : 0,
           ...(values.company !== undefined ? { company: 'not stored by Reelbase: nothing to rectify' } : {}),
         };
       }
       default:
         throw new GdprFailure(`Unknown request_action ${row.request_action}`);
+    }
+  }
+
+  /**
+   * Queued and past jobs that carry the address: the organization's `identified_view` analytics
+   * messages naming it, and stakeholder mails waiting to be sent again (of the stakeholder emails found).
+   */
+  private async messagesOf(repo: GdprRepository, organizationId: number, matches: (address: string) => boolean, stakeholderIds: Set<number>) {
+    const identified: { id: number; status: string; payload: any; body: any }[] = [];
+    const mails: { id: number; payload: any }[] = [];
+    for (let after = 0; ; ) {
+      const page = await repo.messagesPage(after, STAKEHOLDER_PAGE);
+      for (const job of page) {
+        const payload = parseJson(job.payload) as any;
+        if (!payload || typeof payload !== 'object') continue;
+        if (job.type === 'webhook.notify') {
+          const body = payload.body;
+          if (body?.organization_id === organizationId && body.type === 'identified_view' && typeof body.email === 'string' && matches(body.email)) {
+            identified.push({ id: job.id, status: job.status, payload, body });
+          }
+        } else if (stakeholderIds.has(payload.emailId) && Array.isArray(payload.mail?.to) && payload.mail.to.some(matches)) {
+          mails.push({ id: job.id, payload });
+        }
+      }
+      if (page.length < STAKEHOLDER_PAGE) return { identified, mails };
+      after = page[page.length - 1].id;
     }
   }
 
