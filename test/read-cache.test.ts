@@ -215,6 +215,15 @@ describe.runIf(dialects.includes('postgres'))('change notifications on postgres'
     expect((await org.api.get(`${P}/ctas/${cta.id}`)).body.html).toBe('committed');
   });
 
+  it('a transaction that only read moves nothing', async () => {
+    await until('listening', () => t.database.clock.now() !== null);
+    await sleep(100); // notifications of the earlier tests' writes land first
+    const before = t.database.clock.now();
+    await t.database.db.transaction().execute((trx) => trx.selectFrom('events').select('id').execute());
+    await t.database.db.transaction().execute((trx) => trx.updateTable('events').set({ html: 'x' }).where('id', '=', -1).execute());
+    expect(t.database.clock.now()).toBe(before);
+  });
+
   it('caches nothing while the listening connection is down, and listens again', async () => {
     await until('listening', () => t.database.clock.now() !== null);
     const player = await createPlayer(org.api);

@@ -7,19 +7,20 @@ export const CHANGE_CHANNEL = 'reelbase_changes';
 
 const wrapped = new WeakSet<object>();
 
-// Results that cannot have changed anything another read could see. Everything else moves the clock,
-// COMMIT included: a read that ran between a write and its commit may have cached the old row.
+// Results that cannot have changed anything another read could see.
 function unchanged(result: pg.QueryResult): boolean {
   const { command, rowCount } = result;
-  if (command === 'SELECT' || command === 'BEGIN' || command === 'SHOW' || command === 'SET' || command === 'LISTEN') return true;
+  if (command === 'SELECT' || command === 'SHOW' || command === 'SET' || command === 'LISTEN') return true;
   return (command === 'INSERT' || command === 'UPDATE' || command === 'DELETE') && rowCount === 0;
 }
 
 /**
  * The pool Kysely's PostgreSQL dialect uses, with `onChange` called after every statement of this
- * process that may have changed rows (and after every COMMIT), so that our own writes move the change
- * clock before the caller goes on: a request sees the writes of the requests before it at once, without
- * waiting for the notification about them.
+ * process that may have changed rows, and after the COMMIT of a transaction that ran one, so that our
+ * own writes move the change clock before the caller goes on: a request sees the writes of the requests
+ * before it at once, without waiting for the notification about them. The COMMIT matters: a read over
+ * another connection between a write and its commit may have cached the old row. A transaction that
+ * only read moves nothing.
  */
 export function wrapPgPool(pool: pg.Pool, onChange: () => void): PostgresPool {
   return {
@@ -28,9 +29,18 @@ export function wrapPgPool(pool: pg.Pool, onChange: () => void): PostgresPool {
       if (!wrapped.has(client)) {
         wrapped.add(client);
         const query = client.query.bind(client) as (...args: unknown[]) => Promise<pg.QueryResult>;
+        let wrote = false;
         (client as { query: unknown }).query = async (...args: unknown[]) => {
           const result = await query(...args);
-          if (!result || !unchanged(result)) onChange();
+          const command = (result as pg.QueryResult | undefined)?.command;
+          if (command === 'BEGIN') wrote = false;
+          else if (command === 'COMMIT' || command === 'ROLLBACK') {
+            if (wrote) onChange();
+            wrote = false;
+          } else if (!result || !unchanged(result)) {
+            wrote = true;
+            onChange();
+          }
           return result;
         };
       }
