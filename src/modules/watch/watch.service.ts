@@ -17,6 +17,7 @@ import { createThumbnailsService, type ThumbnailsService } from '../thumbnails/t
 import { VideoMediaService } from '../videos/video-media.service.ts';
 import { notifyWebhooks } from '../webhooks/webhooks.service.ts';
 import type { AnalyticsBeacon } from './watch.schemas.ts';
+import { escapeHtml } from '../../web/pages.ts';
 import { WatchRepository, type WatchAccessRow, type WatchPlayerRow } from './watch.repository.ts';
 
 export type PageKind = 'watch' | 'embed';
@@ -131,11 +132,12 @@ export type OembedOutcome = { kind: 'ok'; oembed: Oembed } | { kind: 'not_found'
 const UUID_PATH = /^\/(watch|embed)\/([0-9a-fA-F-]{1,64})\/?$/;
 const NOT_FOUND: Refusal = { status: 404, title: 'Video not found', message: 'There is no video at this address.' };
 
-export const accessCookieName = (uuid: string) => `reelbase_access_${uuid}`;
+/** Whether the player is shown now: released, and not expired (an expiry of 0 means none). */
+const released = (player: WatchPlayerRow, now: number) => player.release_date <= now;
+const expired = (player: WatchPlayerRow, now: number) => player.expiry_date !== null && player.expiry_date > 0 && player.expiry_date <= now;
+const showing = (player: WatchPlayerRow, now: number) => released(player, now) && !expired(player, now);
 
-function escapeAttr(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
+export const accessCookieName = (uuid: string) => `reelbase_access_${uuid}`;
 
 function toPageEvent(row: EventRow): PageEvent {
   return {
@@ -226,10 +228,10 @@ export class WatchService {
       return { kind: 'refused', refusal: { status: 403, title: 'Not available', message: 'This video is not available from your network.' } };
     }
     const now = nowSeconds();
-    if (player.release_date > now) {
+    if (!released(player, now)) {
       return { kind: 'refused', refusal: { status: 403, title: 'Not released yet', message: `This video will be available from ${new Date(player.release_date * 1000).toUTCString()}.` } };
     }
-    if (player.expiry_date !== null && player.expiry_date > 0 && player.expiry_date <= now) {
+    if (expired(player, now)) {
       return { kind: 'refused', refusal: { status: 410, title: 'Video expired', message: 'This video is no longer available.' } };
     }
     const access = await this.repo.findAccessManager(player.id);
@@ -370,13 +372,13 @@ export class WatchService {
 
   /** Fixed-size embed code (the v1 oEmbed and the share page's embed button). */
   iframe(uuid: string, title: string, width: number, height: number): string {
-    return `<iframe src="${escapeAttr(this.embedUrl(uuid))}" width="${width}" height="${height}" title="${escapeAttr(title)}" frameborder="0" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`;
+    return `<iframe src="${escapeHtml(this.embedUrl(uuid))}" width="${width}" height="${height}" title="${escapeHtml(title)}" frameborder="0" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`;
   }
 
   /** Responsive embed code (v1.1): the frame fills its container's width at the player's aspect ratio. */
   responsiveIframe(uuid: string, title: string, width: number, height: number): string {
     const ratio = ((height / width) * 100).toFixed(4).replace(/\.?0+$/, '');
-    return `<div style="position:relative;width:100%;max-width:${width}px;"><div style="position:relative;padding-top:${ratio}%;"><iframe src="${escapeAttr(this.embedUrl(uuid))}" title="${escapeAttr(title)}" style="position:absolute;top:0;left:0;width:100%;height:100%;border:0;" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe></div></div>`;
+    return `<div style="position:relative;width:100%;max-width:${width}px;"><div style="position:relative;padding-top:${ratio}%;"><iframe src="${escapeHtml(this.embedUrl(uuid))}" title="${escapeHtml(title)}" style="position:absolute;top:0;left:0;width:100%;height:100%;border:0;" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe></div></div>`;
   }
 
   /**
@@ -399,7 +401,7 @@ export class WatchService {
     if (!hosts.includes(url.hostname.toLowerCase())) return { kind: 'not_found' };
     if (!player.embed_enabled) return { kind: 'forbidden', message: 'This video cannot be embedded' };
     const now = nowSeconds();
-    if (player.release_date > now || (player.expiry_date !== null && player.expiry_date > 0 && player.expiry_date <= now)) return { kind: 'not_found' };
+    if (!showing(player, now)) return { kind: 'not_found' };
     const size = fitInto(player.width, player.height, query.maxwidth, query.maxheight);
     const poster = await this.poster(player.organization_id, player.uuid);
     return {
@@ -433,7 +435,7 @@ export class WatchService {
     const player = await this.repo.findPlayer(uuid.toLowerCase());
     if (!player || (await this.ipRanges.isBlocked(player.organization_id, ip))) return false;
     const now = nowSeconds();
-    if (player.release_date > now || (player.expiry_date !== null && player.expiry_date > 0 && player.expiry_date <= now)) return false;
+    if (!showing(player, now)) return false;
     const full = await this.players.getByUuid(player.organization_id, player.uuid);
     const chapter = [...full.chapters_attributes].sort((a, b) => a.position - b.position)[beacon.chapter];
     if (!chapter) return false;
