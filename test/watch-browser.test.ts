@@ -6,7 +6,12 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from './helpers/harness.ts';
 import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
-import { makeTestMedia, type TestMedia } from './helpers/media.ts';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { liveDir } from '../src/live/paths.ts';
+import { ffmpegPath, makeTestMedia, type TestMedia } from './helpers/media.ts';
+
+const run = promisify(execFile);
 
 const CHROMIUM = '/usr/bin/chromium';
 const P = '/dashboard/v1';
@@ -165,6 +170,44 @@ describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
       expect(attention.attention_span.buckets).toEqual(Array(20).fill(1));
       expect(new Set(bodies.map((b) => b.player_load_id)).size).toBe(1);
       expect(bodies.every((b) => b.embed_url === undefined || b.embed_url === `${base}/watch/${player.uuid}`)).toBe(true);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('plays a live broadcast through hls.js where the browser has no HLS of its own', async () => {
+    const created = await org.api.post(`${P}/organizations/${org.organizationId}/live`, { video_options: { video_name: 'On air', description: 'x', stream_tags: ['live'] } });
+    expect(created.status, created.raw).toBe(201);
+    const instance = (await org.api.get(`${P}/organizations/${org.organizationId}/live/${created.body.stream_instance_id}`)).body.instance_details;
+    // A broadcast as the packager leaves it: one part of MPEG-TS segments with its playlist.
+    const part = path.join(liveDir(t.config.dataDir, instance.player_uuid), 'p0001');
+    fs.mkdirSync(part, { recursive: true });
+    await run(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-y', '-i', media.small, '-c', 'copy', '-f', 'hls', '-hls_time', '1', '-hls_list_size', '0',
+      '-hls_segment_filename', path.join(part, 's%05d.ts'), path.join(part, 'index.m3u8')]);
+    await t.database.db.updateTable('live_stream_instances').set({ status: 'live' }).where('id', '=', created.body.stream_instance_id).execute();
+
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+    page.on('pageerror', (e) => problems.push(e.message));
+    // As Firefox answers: no HLS of its own.
+    await page.addInitScript(() => {
+      const own = HTMLMediaElement.prototype.canPlayType;
+      HTMLMediaElement.prototype.canPlayType = function (type: string) {
+        return /mpegurl/i.test(type) ? '' : own.call(this, type);
+      };
+    });
+    try {
+      await page.goto(`${base}/watch/${instance.player_uuid}`);
+      await page.waitForFunction(() => typeof (window as any).Hls === 'function', undefined, { timeout: 10_000 });
+      await page.evaluate(() => {
+        const video = document.querySelector('video')!;
+        video.muted = true;
+        return video.play().catch(() => {});
+      });
+      await page.waitForFunction(() => document.querySelector('video')!.currentTime > 0.5, undefined, { timeout: 15_000 });
+      expect(await page.evaluate(() => (document.querySelector('.rb-state') as HTMLElement).hidden)).toBe(true);
       expect(problems).toEqual([]);
     } finally {
       await page.close();

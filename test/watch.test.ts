@@ -395,7 +395,7 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
     });
   });
 
-  it('serves the player script and styles, and nothing else under /web', async () => {
+  it('serves the player script, its styles and hls.js, and nothing else under /web', async () => {
     const js = await t.app.inject({ method: 'GET', url: '/web/player.js' });
     expect(js.statusCode).toBe(200);
     expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8');
@@ -403,6 +403,10 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
     const css = await t.app.inject({ method: 'GET', url: '/web/player.css' });
     expect(css.statusCode).toBe(200);
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
+    const hls = await t.app.inject({ method: 'GET', url: '/web/hls.js' });
+    expect(hls.statusCode).toBe(200);
+    expect(hls.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(hls.body).toContain('Hls');
     for (const url of ['/web/pages.ts', '/web/..%2Fapp.ts', '/web/']) expect((await t.app.inject({ method: 'GET', url })).statusCode).toBe(404);
   });
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -11,7 +12,13 @@ import { WindowCounter } from '../../lib/window-counter.ts';
 import { WatchService, type PageKind, type PageView } from './watch.service.ts';
 
 const assetsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../web/assets');
-const ASSETS: Record<string, string> = { 'player.js': 'text/javascript; charset=utf-8', 'player.css': 'text/css; charset=utf-8' };
+const JS = 'text/javascript; charset=utf-8';
+/** Served under /web: the player's own files, and hls.js for live playback where the browser has no HLS of its own. */
+const ASSETS: Record<string, { type: string; file: string }> = {
+  'player.js': { type: JS, file: path.join(assetsDir, 'player.js') },
+  'player.css': { type: 'text/css; charset=utf-8', file: path.join(assetsDir, 'player.css') },
+  'hls.js': { type: JS, file: createRequire(import.meta.url).resolve('hls.js/dist/hls.light.min.js') },
+};
 
 function parseCookies(header: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -114,11 +121,11 @@ export async function watchPageRoutes(app: App, { database, config }: Deps) {
     return reply.code(204).send();
   });
 
-  const assets = new Map(Object.keys(ASSETS).map((name) => [name, fs.readFileSync(path.join(assetsDir, name))]));
+  const assets = new Map(Object.entries(ASSETS).map(([name, asset]) => [name, fs.readFileSync(asset.file)]));
   app.get('/web/:file', { config: common, schema: { hide: true, params: AssetParams } }, async (request, reply) => {
     const body = assets.get(request.params.file);
     if (!body) throw notFound('file');
-    return reply.type(ASSETS[request.params.file]).header('cache-control', 'public, max-age=300').header('x-content-type-options', 'nosniff').send(body);
+    return reply.type(ASSETS[request.params.file].type).header('cache-control', 'public, max-age=300').header('x-content-type-options', 'nosniff').send(body);
   });
 }
 

@@ -101,7 +101,7 @@
   var MESSAGES = {
     processing: 'This video is being processed. Try again in a moment.',
     unavailable: 'This video is not available.',
-    live: 'This live broadcast needs a browser that plays HLS (Safari, or a browser on iOS or Android).',
+    live: 'This live broadcast cannot be played in this browser.',
   };
 
   function setState(text) {
@@ -260,6 +260,10 @@
     chapterButtons.forEach(function (button) {
       button.setAttribute('aria-current', String(Number(button.getAttribute('data-chapter')) === index));
     });
+    if (hls) {
+      hls.destroy();
+      hls = null;
+    }
     while (video.firstChild) video.removeChild(video.firstChild);
     video.removeAttribute('src');
     if (!chapter || (chapter.state !== 'ready' && chapter.state !== 'live')) {
@@ -268,10 +272,7 @@
       return;
     }
     if (chapter.state === 'live') {
-      if (!video.canPlayType('application/vnd.apple.mpegurl')) {
-        setState(MESSAGES.live);
-        return;
-      }
+      if (!video.canPlayType('application/vnd.apple.mpegurl')) return playWithHlsJs(chapter.sources[0].src, autoplay);
       video.src = chapter.sources[0].src;
     } else {
       chapter.sources.forEach(function (source) {
@@ -293,6 +294,33 @@
     setState('');
     video.load();
     if (autoplay) play();
+  }
+
+  // Browsers without HLS of their own (Firefox) play a broadcast through hls.js, loaded only then.
+  var hls = null;
+  function playWithHlsJs(src, autoplay) {
+    function start() {
+      if (!window.Hls || !window.Hls.isSupported()) return setState(MESSAGES.live);
+      if (hls) hls.destroy();
+      // No worker: the page's CSP allows scripts from this origin only, not from blob: URLs.
+      hls = new window.Hls({ enableWorker: false, lowLatencyMode: false });
+      hls.loadSource(src);
+      hls.attachMedia(video);
+      hls.on(window.Hls.Events.ERROR, function (_event, data) {
+        if (data && data.fatal) setState(MESSAGES.live);
+      });
+      setState('');
+      if (autoplay) play();
+    }
+    if (window.Hls) return start();
+    var script = document.createElement('script');
+    script.src = '/web/hls.js';
+    script.nonce = config.nonce;
+    script.onload = start;
+    script.onerror = function () {
+      setState(MESSAGES.live);
+    };
+    document.head.appendChild(script);
   }
 
   function finish() {
