@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { sameSecret } from '../lib/constant-time.ts';
 
 /** Signed, expiring URLs for media files: HMAC-SHA256 over the path and the expiry. */
 export class UrlSigner {
@@ -19,8 +20,6 @@ export class UrlSigner {
 
   verify(path: string, expires: number, signature: string, nowSeconds: number): boolean {
     if (!Number.isInteger(expires) || expires < nowSeconds) return false;
-    const expected = Buffer.from(this.mac(path, expires));
-    const given = Buffer.from(signature);
-    return expected.length === given.length && timingSafeEqual(expected, given);
+    return sameSecret(this.mac(path, expires), signature);
   }
 }

@@ -160,16 +160,21 @@ export class PlayersService {
     await writer.chapters.renumber(ordered, now);
   }
 
+  /** The Player resource of a row already read (its chapters and their videos are read now). */
+  async withChapters(row: PlayerRow): Promise<Player> {
+    return (await this.assemble([row]))[0];
+  }
+
   async get(organizationId: number, id: number): Promise<Player> {
     const row = await this.players.find(organizationId, id);
     if (!row) throw notFound('player', id);
-    return (await this.assemble([row]))[0];
+    return this.withChapters(row);
   }
 
   async getByUuid(organizationId: number, uuid: string): Promise<Player> {
     const row = await this.players.findByUuid(organizationId, uuid);
     if (!row) throw notFound('player');
-    return (await this.assemble([row]))[0];
+    return this.withChapters(row);
   }
 
   async list(organizationId: number, query: { per_page?: number; page?: number; query?: string }, cap: number) {

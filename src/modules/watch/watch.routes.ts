@@ -53,8 +53,10 @@ export async function watchPageRoutes(app: App, { database, config }: Deps) {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
 
-  function securityHeaders(reply: FastifyReply, nonce: string, frameAncestors: string) {
-    reply
+  /** An HTML page with the headers every page has: its CSP (with the response's nonce) and no caching. */
+  function sendPage(reply: FastifyReply, status: number, nonce: string, frameAncestors: string, html: string) {
+    return reply
+      .code(status)
       .header(
         'content-security-policy',
         `default-src 'self'; script-src 'self' 'nonce-${nonce}'; style-src 'self' 'unsafe-inline'; img-src * data: blob:; media-src 'self' ${origin} blob:; connect-src 'self' ${origin}; base-uri 'none'; object-src 'none'; frame-ancestors ${frameAncestors}`,
@@ -62,8 +64,13 @@ export async function watchPageRoutes(app: App, { database, config }: Deps) {
       .header('referrer-policy', 'strict-origin-when-cross-origin')
       .header('x-content-type-options', 'nosniff')
       // Signed media URLs expire and access depends on the visitor: never cached by others.
-      .header('cache-control', 'private, no-store');
+      .header('cache-control', 'private, no-store')
+      .type('text/html; charset=utf-8')
+      .send(html);
   }
+
+  /** Limits count per address and player. */
+  const visitorKey = (request: FastifyRequest, uuid: string) => `${request.ip} ${uuid.toLowerCase()}`;
 
   function ancestorsOf(view: PageView): string {
     if (view.kind === 'watch') return "'self'";
@@ -73,18 +80,12 @@ export async function watchPageRoutes(app: App, { database, config }: Deps) {
 
   async function answer(kind: PageKind, uuid: string, request: FastifyRequest, reply: FastifyReply, accessCode?: string) {
     const nonce = randomBytes(16).toString('base64');
-    const key = `${request.ip} ${uuid.toLowerCase()}`;
+    const key = visitorKey(request, uuid);
     if (accessCode !== undefined && attempts.blocked(key)) {
-      securityHeaders(reply, nonce, "'self'");
-      return reply
-        .code(429)
-        .header('retry-after', String(attempts.retryAfterSeconds(key)))
-        .type('text/html; charset=utf-8')
-        .send(renderRefusal({ status: 403, title: 'Too many attempts', message: 'Too many wrong access codes. Try again later.' }, nonce));
+      reply.header('retry-after', String(attempts.retryAfterSeconds(key)));
+      return sendPage(reply, 429, nonce, "'self'", renderRefusal({ status: 403, title: 'Too many attempts', message: 'Too many wrong access codes. Try again later.' }, nonce));
     }
-    const outcome = /^[0-9a-fA-F-]{1,64}$/.test(uuid)
-      ? await watch.page(kind, uuid, { ip: request.ip, referer: request.headers.referer, cookies: parseCookies(request.headers.cookie), accessCode })
-      : { kind: 'refused' as const, refusal: { status: 404 as const, title: 'Video not found', message: 'There is no video at this address.' } };
+    const outcome = await watch.page(kind, uuid, { ip: request.ip, referer: request.headers.referer, cookies: parseCookies(request.headers.cookie), accessCode });
     if (outcome.kind === 'granted') {
       attempts.forget(key);
       const cookie = `${outcome.cookie.name}=${outcome.cookie.value}; Path=/; HttpOnly; Max-Age=2592000; ${secure ? 'SameSite=None; Secure' : 'SameSite=Lax'}`;
@@ -93,12 +94,10 @@ export async function watchPageRoutes(app: App, { database, config }: Deps) {
     }
     if (outcome.kind === 'refused') {
       if (accessCode !== undefined && outcome.refusal.askCode) attempts.hit(key);
-      securityHeaders(reply, nonce, kind === 'embed' ? '*' : "'self'");
-      return reply.code(outcome.refusal.status).type('text/html; charset=utf-8').send(renderRefusal(outcome.refusal, nonce));
+      return sendPage(reply, outcome.refusal.status, nonce, kind === 'embed' ? '*' : "'self'", renderRefusal(outcome.refusal, nonce));
     }
     const oembed = `${config.publicUrl}/dashboard/v1.1/oembed?url=${encodeURIComponent(outcome.view.watchUrl)}&format=json`;
-    securityHeaders(reply, nonce, ancestorsOf(outcome.view));
-    return reply.type('text/html; charset=utf-8').send(renderPage(outcome.view, nonce, oembed));
+    return sendPage(reply, 200, nonce, ancestorsOf(outcome.view), renderPage(outcome.view, nonce, oembed));
   }
 
   for (const kind of ['watch', 'embed'] as const) {
@@ -111,13 +110,13 @@ export async function watchPageRoutes(app: App, { database, config }: Deps) {
   // Viewer reports: generous for a real player (a handful per chapter), a bound for a script that floods.
   const reports = new WindowCounter(600, 10 * 60_000);
   app.post('/watch/:uuid/analytics', { config: { public: true }, schema: { hide: true, params: PageParams, body: AnalyticsBeacon } }, async (request, reply) => {
-    const key = `${request.ip} ${request.params.uuid.toLowerCase()}`;
+    const key = visitorKey(request, request.params.uuid);
     if (reports.blocked(key)) {
       reply.header('retry-after', String(reports.retryAfterSeconds(key)));
       throw new AppError('rate_limited', 'Too many reports from this address; try again later');
     }
     reports.hit(key);
-    if (!/^[0-9a-fA-F-]{1,64}$/.test(request.params.uuid) || !(await watch.report(request.params.uuid, request.ip, request.body))) throw notFound('player');
+    if (!(await watch.report(request.params.uuid, request.ip, request.body))) throw notFound('player');
     return reply.code(204).send();
   });
 

@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { sameSecret } from '../../lib/constant-time.ts';
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
 import { invalidField } from '../../http/errors.ts';
@@ -129,6 +130,8 @@ export interface Oembed {
 
 export type OembedOutcome = { kind: 'ok'; oembed: Oembed } | { kind: 'not_found' } | { kind: 'forbidden'; message: string };
 
+/** What a player UUID in an address may look like; anything else is answered like an unknown player. */
+const UUID = /^[0-9a-fA-F-]{1,64}$/;
 const UUID_PATH = /^\/(watch|embed)\/([0-9a-fA-F-]{1,64})\/?$/;
 const NOT_FOUND: Refusal = { status: 404, title: 'Video not found', message: 'There is no video at this address.' };
 
@@ -222,7 +225,7 @@ export class WatchService {
 
   /** What `GET /watch/:uuid` or `GET /embed/:uuid` shows this visitor (or, with a code typed in, grants). */
   async page(kind: PageKind, uuid: string, visitor: Visitor): Promise<PageOutcome> {
-    const player = await this.repo.findPlayer(uuid.toLowerCase());
+    const player = UUID.test(uuid) ? await this.repo.findPlayer(uuid.toLowerCase()) : undefined;
     if (!player) return { kind: 'refused', refusal: NOT_FOUND };
     if (await this.ipRanges.isBlocked(player.organization_id, visitor.ip)) {
       return { kind: 'refused', refusal: { status: 403, title: 'Not available', message: 'This video is not available from your network.' } };
@@ -270,16 +273,12 @@ export class WatchService {
 
   /** null: the visitor may watch. Otherwise what to answer: a form, a refusal, or a grant to remember. */
   private async checkAccessCode(player: WatchPlayerRow, access: WatchAccessRow | undefined, visitor: Visitor): Promise<PageOutcome | null> {
-    const expected = Buffer.from(this.grantFor(player));
-    const held = Buffer.from(visitor.cookies[accessCookieName(player.uuid)] ?? '');
-    if (held.length === expected.length && timingSafeEqual(held, expected)) return null;
+    if (sameSecret(visitor.cookies[accessCookieName(player.uuid)] ?? '', this.grantFor(player))) return null;
     const denial = (access?.enabled && access.custom_denial_message) || 'The access code is not correct.';
     if (visitor.accessCode === undefined) {
       return { kind: 'refused', refusal: { status: 403, title: 'Access code required', message: 'Enter the access code to watch this video.', askCode: true } };
     }
-    const given = Buffer.from(visitor.accessCode.trim());
-    const code = Buffer.from(player.access_code!);
-    if (given.length !== code.length || !timingSafeEqual(given, code)) {
+    if (!sameSecret(visitor.accessCode.trim(), player.access_code!)) {
       return { kind: 'refused', refusal: { status: 403, title: 'Access code required', message: denial, askCode: true } };
     }
     if (access?.enabled && !(await this.repo.countAccessCodeUse(access.id, access.max_access_code_uses))) {
@@ -290,7 +289,8 @@ export class WatchService {
 
   private async view(kind: PageKind, player: WatchPlayerRow, frameAncestors: string[] | null, approvalMessage: string | null): Promise<PageView> {
     const org = player.organization_id;
-    const full = await this.players.getByUuid(org, player.uuid);
+    // Chapters come in position order (ChaptersRepository.forPlayers).
+    const { chapters_attributes: ordered } = await this.players.withChapters(player);
     const { rows: eventRows } = await this.events.listRows(
       { organizationId: org, playerId: player.id, includeDefaults: true },
       { limit: 1000, offset: 0, page: 1, perPage: 1000, paged: false },
@@ -299,7 +299,6 @@ export class WatchService {
     const defaults = shown.filter((e) => e.chapter_id === null).map(toPageEvent);
     const liveInstance = await this.live.findByPlayerUuid(player.uuid);
     const chapters: PageChapter[] = [];
-    const ordered = [...full.chapters_attributes].sort((a, b) => a.position - b.position);
     for (const [index, chapter] of ordered.entries()) {
       const video = chapter.video_attributes;
       const events = shown.filter((e) => e.chapter_id === chapter.id).map(toPageEvent);
@@ -429,6 +428,7 @@ export class WatchService {
    * what its type needs is a 422.
    */
   async report(uuid: string, ip: string, beacon: AnalyticsBeacon): Promise<boolean> {
+    if (!UUID.test(uuid)) return false;
     const required = { view: 'percent_watched', identified_view: 'email', attention_span: 'buckets' } as const;
     const field = required[beacon.type];
     if (beacon[field] === undefined) throw invalidField(field, `is required for ${beacon.type}`);
@@ -436,8 +436,8 @@ export class WatchService {
     if (!player || (await this.ipRanges.isBlocked(player.organization_id, ip))) return false;
     const now = nowSeconds();
     if (!showing(player, now)) return false;
-    const full = await this.players.getByUuid(player.organization_id, player.uuid);
-    const chapter = [...full.chapters_attributes].sort((a, b) => a.position - b.position)[beacon.chapter];
+    // Chapters come in position order (ChaptersRepository.forPlayers), as the page lists them.
+    const chapter = (await this.players.withChapters(player)).chapters_attributes[beacon.chapter];
     if (!chapter) return false;
     const fields: Record<string, unknown> = {
       visitor_vidyard_uuid: beacon.visitor_uuid,
