@@ -3,8 +3,7 @@ import type { Database } from '../../db/database.ts';
 import { GdprService, type GdprWebhookPayload } from '../../modules/gdpr/gdpr.service.ts';
 import type { JobHandler } from '../runner.ts';
 import { WebhooksRepository } from '../../modules/webhooks/webhooks.repository.ts';
-import { organizationSigningKey } from '../../modules/webhooks/webhooks.service.ts';
-import { deliverWebhook, signedWith } from './webhook-delivery.ts';
+import { deliverWebhook, organizationSigner } from './webhook-delivery.ts';
 
 /**
  * `gdpr.webhook`: POSTs the outcome of a GDPR request to its webhook, built from the request row when
@@ -16,7 +15,6 @@ export function gdprWebhookHandler({ config, database }: { config: Config; datab
   return async (payload: GdprWebhookPayload, ctx) => {
     const delivery = await service.webhookBody(payload.requestId);
     if (!delivery) return; // The request is gone or not final: nothing to tell.
-    const key = await organizationSigningKey(webhooks, delivery.organizationId);
-    await deliverWebhook(config, ctx, delivery.url, delivery.body, `gdpr_request.${delivery.body.status}`, key ? signedWith(key, `msg_job_${ctx.job.id}`) : undefined);
+    await deliverWebhook(config, ctx, delivery.url, delivery.body, `gdpr_request.${delivery.body.status}`, await organizationSigner(webhooks, delivery.organizationId, ctx));
   };
 }

@@ -2,9 +2,8 @@ import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import type { VideoWebhookPayload } from '../../modules/videos/video-jobs.ts';
 import { WebhooksRepository } from '../../modules/webhooks/webhooks.repository.ts';
-import { organizationSigningKey } from '../../modules/webhooks/webhooks.service.ts';
 import type { JobHandler } from '../runner.ts';
-import { deliverWebhook, signedWith } from './webhook-delivery.ts';
+import { deliverWebhook, organizationSigner } from './webhook-delivery.ts';
 
 /**
  * `video.webhook`: POSTs the Video resource (as it was when it became ready or error) to the
@@ -15,7 +14,6 @@ export function videoWebhookHandler({ config, database }: { config: Config; data
   const repo = new WebhooksRepository(database.db);
   return async (payload: VideoWebhookPayload, ctx) => {
     const organizationId = payload.organizationId ?? (await repo.videoOrganization(payload.videoId));
-    const key = organizationId === undefined ? null : await organizationSigningKey(repo, organizationId);
-    await deliverWebhook(config, ctx, payload.url, payload.video, `video.${payload.video.status ?? 'updated'}`, key ? signedWith(key, `msg_job_${ctx.job.id}`) : undefined);
+    await deliverWebhook(config, ctx, payload.url, payload.video, `video.${payload.video.status ?? 'updated'}`, await organizationSigner(repo, organizationId, ctx));
   };
 }

@@ -2,6 +2,8 @@ import type { Config } from '../../config.ts';
 import { safePost, SafeFetchError } from '../../net/safe-fetch.ts';
 import { signatureHeaders } from '../../lib/standard-webhooks.ts';
 import { nowSeconds } from '../../lib/time.ts';
+import type { WebhooksRepository } from '../../modules/webhooks/webhooks.repository.ts';
+import { organizationSigningKey } from '../../modules/webhooks/webhooks.service.ts';
 import { PermanentJobError, type JobContext } from '../runner.ts';
 
 export type Signer = (body: string) => Record<string, string>;
@@ -9,6 +11,15 @@ export type Signer = (body: string) => Record<string, string>;
 /** Standard Webhooks headers for one message: the same id on every attempt, the attempt's time. */
 export function signedWith(key: string, messageId: string): Signer {
   return (body) => signatureHeaders(key, messageId, nowSeconds(), body);
+}
+
+/**
+ * For a webhook without a key of its own (a video's, a GDPR request's): signed with the organization's
+ * key, the job's id as the message id; unsigned when the organization is unknown or gone.
+ */
+export async function organizationSigner(repo: WebhooksRepository, organizationId: number | undefined, ctx: JobContext): Promise<Signer | undefined> {
+  const key = organizationId === undefined ? null : await organizationSigningKey(repo, organizationId);
+  return key ? signedWith(key, `msg_job_${ctx.job.id}`) : undefined;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { DB } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import { invalidField, notFound } from '../../http/errors.ts';
 import { enqueue, WEBHOOK_DELIVERY_ATTEMPTS } from '../../jobs/queue.ts';
+import { distinctAddresses } from '../../mail/addresses.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { isRole, outranksOrEquals, type Role } from '../roles/permissions.ts';
 import { toUser } from '../users/users.service.ts';
@@ -269,23 +270,16 @@ export class GdprService {
         let stakeholderUpdated = 0;
         let liveUpdated = 0;
         if (newEmail !== undefined) {
+          const rectified = (recipients: string[]) => distinctAddresses(recipients.map((r) => (matches(r) ? newEmail : r)));
           for (const { row: s, recipients } of stakeholder) {
-            const seen = new Set<string>();
-            const next: string[] = [];
-            for (const r of recipients.map((r) => (matches(r) ? newEmail : r))) {
-              if (seen.has(r.toLowerCase())) continue;
-              seen.add(r.toLowerCase());
-              next.push(r);
-            }
-            await repo.setRecipients(s.id, next);
+            await repo.setRecipients(s.id, rectified(recipients));
             stakeholderUpdated++;
           }
           await repo.setLiveInstanceEmail(orgId, live.map((l) => l.id), newEmail, now);
           liveUpdated = live.length;
           for (const m of messages.identified) await repo.setJobPayload(m.id, { ...m.payload, body: { ...m.body, email: newEmail } });
           for (const mail of messages.mails) {
-            const to = [...new Set(mail.payload.mail.to.map((r: string) => (matches(r) ? newEmail : r)))];
-            await repo.setJobPayload(mail.id, { ...mail.payload, mail: { ...mail.payload.mail, to } });
+            await repo.setJobPayload(mail.id, { ...mail.payload, mail: { ...mail.payload.mail, to: rectified(mail.payload.mail.to) } });
           }
         }
         return {

@@ -4,6 +4,7 @@ import { lockOrganization } from '../../db/dialect.ts';
 import { AppError, invalidField } from '../../http/errors.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { nowSeconds } from '../../lib/time.ts';
+import { distinctAddresses } from '../../mail/addresses.ts';
 import { MailDeliveryError, type Mailer, type OutgoingMail } from '../../mail/mailer.ts';
 import { StakeholderEmailsRepository } from './stakeholder-emails.repository.ts';
 import type { SendStakeholderEmailBody, StakeholderEmail, ThrottleStatus } from './stakeholder-emails.schemas.ts';
@@ -82,13 +83,7 @@ export class StakeholderEmailsService {
    */
   async send(organizationId: number, userId: number | null, body: SendStakeholderEmailBody): Promise<StakeholderEmail> {
     const player = await this.resolvePlayer(organizationId, body);
-    const recipients: string[] = [];
-    const seen = new Set<string>();
-    for (const r of body.recipients) {
-      if (seen.has(r.toLowerCase())) continue;
-      seen.add(r.toLowerCase());
-      recipients.push(r);
-    }
+    const recipients = distinctAddresses(body.recipients);
     const replyTo = userId === null ? null : await this.repo.userEmail(organizationId, userId);
 
     const id = await this.db.transaction().execute(async (trx) => {
