@@ -60,13 +60,11 @@ export class PgChangeClock implements ChangeClock {
   private generation = 0;
   private heard = false;
 
-  /** Our own pool ran a statement that may have changed rows, or a COMMIT. */
+  /**
+   * Something may have changed: our own pool ran a statement that may have changed rows (or the
+   * COMMIT of one), or a notification says a connection committed a change to our schema.
+   */
   changed(): void {
-    this.generation++;
-  }
-
-  /** Another connection (or ours) committed a change to our schema. */
-  notified(): void {
     this.generation++;
   }
 

@@ -94,7 +94,7 @@ export function listenForChanges(config: pg.ClientConfig, clock: PgChangeClock):
       await c.connect();
       const schema = (await c.query<{ schema: string }>('select current_schema() as schema')).rows[0].schema;
       c.on('notification', (n) => {
-        if (n.payload === schema) clock.notified();
+        if (n.payload === schema) clock.changed();
       });
       await c.query(`listen ${CHANGE_CHANNEL}`);
       if (client !== c) return;

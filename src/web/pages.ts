@@ -11,9 +11,11 @@ export function jsonForScript(value: unknown): string {
 }
 
 const COLOR = /^[0-9a-f]{3}([0-9a-f]{3})?$/i;
+/** The accent of pages whose player sets none (and of refusals). */
+const DEFAULT_ACCENT = '2d6cdf';
 const colorOf = (value: string | null, fallback: string) => `#${value && COLOR.test(value) ? value : fallback}`;
 
-function head(title: string, extra: string, nonce: string, color: string): string {
+function head(title: string, extra: string, color: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -63,7 +65,7 @@ function configScript(view: PageView, nonce: string): string {
 
 /** The share page (`/watch/:uuid`) or the iframe page (`/embed/:uuid`). */
 export function renderPage(view: PageView, nonce: string, oembedUrl: string): string {
-  const color = colorOf(view.settings.color, '2d6cdf');
+  const color = colorOf(view.settings.color, DEFAULT_ACCENT);
   const meta = [
     `<link rel="alternate" type="application/json+oembed" href="${escapeHtml(oembedUrl)}" title="${escapeHtml(view.name)}">`,
     `<link rel="canonical" href="${escapeHtml(view.watchUrl)}">`,
@@ -74,7 +76,7 @@ export function renderPage(view: PageView, nonce: string, oembedUrl: string): st
     ...(view.poster ? [`<meta property="og:image" content="${escapeHtml(view.poster)}">`] : []),
   ].join('\n');
   if (view.kind === 'embed') {
-    return `${head(view.name, `${meta}\n`, nonce, color)}
+    return `${head(view.name, `${meta}\n`, color)}
 <body class="rb-embed">
 ${playerMarkup(view)}
 ${configScript(view, nonce)}
@@ -89,7 +91,7 @@ ${configScript(view, nonce)}
         view.embedCode ? `<details class="rb-embed-code"><summary>Embed</summary><textarea readonly rows="3">${escapeHtml(view.embedCode)}</textarea></details>` : '',
       ].join('\n')
     : '';
-  return `${head(view.name, `${meta}\n`, nonce, color)}
+  return `${head(view.name, `${meta}\n`, color)}
 <body class="rb-watch">
 <header class="rb-header"><h1>${escapeHtml(view.name)}</h1><p class="rb-org">${escapeHtml(view.organizationName)}</p></header>
 <main class="rb-main">
@@ -103,7 +105,7 @@ ${configScript(view, nonce)}
 }
 
 /** Why a page is not shown; with the access code form where a code opens it. */
-export function renderRefusal(refusal: Refusal, nonce: string): string {
+export function renderRefusal(refusal: Refusal): string {
   const form = refusal.askCode
     ? `<form class="rb-code" method="post">
 <label for="rb-access-code">Access code</label>
@@ -111,7 +113,7 @@ export function renderRefusal(refusal: Refusal, nonce: string): string {
 <button type="submit">Watch</button>
 </form>`
     : '';
-  return `${head(refusal.title, '', nonce, '#2d6cdf')}
+  return `${head(refusal.title, '', `#${DEFAULT_ACCENT}`)}
 <body class="rb-refusal">
 <main class="rb-main">
 <h1>${escapeHtml(refusal.title)}</h1>

@@ -4,6 +4,7 @@ import { invalidField, notFound } from '../../http/errors.ts';
 import type { Page } from '../../http/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { mapMaybe, viewOf, type MaybePromise } from '../../db/read-cache.ts';
+import { assertOwnOrganization } from '../organizations/own-organization.ts';
 import { EventsRepository, type ChapterOwner, type EventFilter, type EventPatch, type EventRow } from './events.repository.ts';
 import {
   EVENT_TYPES,
@@ -289,7 +290,7 @@ export class EventsService {
 
   /** The path's organization must be the token's; any other is answered like a missing one. */
   assertOrganization(pathId: number, organizationId: number): void {
-    if (pathId !== organizationId) throw notFound('organization', pathId);
+    assertOwnOrganization(pathId, organizationId);
   }
 
   private async findDefault(organizationId: number, eventId: number): Promise<EventRow> {

@@ -83,7 +83,7 @@ export async function watchPageRoutes(app: App, { database, config }: Deps) {
     const key = visitorKey(request, uuid);
     if (accessCode !== undefined && attempts.blocked(key)) {
       reply.header('retry-after', String(attempts.retryAfterSeconds(key)));
-      return sendPage(reply, 429, nonce, "'self'", renderRefusal({ status: 403, title: 'Too many attempts', message: 'Too many wrong access codes. Try again later.' }, nonce));
+      return sendPage(reply, 429, nonce, "'self'", renderRefusal({ status: 403, title: 'Too many attempts', message: 'Too many wrong access codes. Try again later.' }));
     }
     const outcome = await watch.page(kind, uuid, { ip: request.ip, referer: request.headers.referer, cookies: parseCookies(request.headers.cookie), accessCode });
     if (outcome.kind === 'granted') {
@@ -94,7 +94,7 @@ export async function watchPageRoutes(app: App, { database, config }: Deps) {
     }
     if (outcome.kind === 'refused') {
       if (accessCode !== undefined && outcome.refusal.askCode) attempts.hit(key);
-      return sendPage(reply, outcome.refusal.status, nonce, kind === 'embed' ? '*' : "'self'", renderRefusal(outcome.refusal, nonce));
+      return sendPage(reply, outcome.refusal.status, nonce, kind === 'embed' ? '*' : "'self'", renderRefusal(outcome.refusal));
     }
     const oembed = `${config.publicUrl}/dashboard/v1.1/oembed?url=${encodeURIComponent(outcome.view.watchUrl)}&format=json`;
     return sendPage(reply, 200, nonce, ancestorsOf(outcome.view), renderPage(outcome.view, nonce, oembed));

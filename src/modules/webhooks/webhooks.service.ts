@@ -4,6 +4,7 @@ import type { DB } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../http/errors.ts';
 import { enqueue, WEBHOOK_DELIVERY_ATTEMPTS } from '../../jobs/queue.ts';
 import { parseStringList } from '../../lib/json-list.ts';
+import { assertOwnOrganization } from '../organizations/own-organization.ts';
 import { newSecret } from '../../lib/standard-webhooks.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import type { Player } from '../players/players.schemas.ts';
@@ -41,13 +42,8 @@ export class WebhooksService {
     this.repo = new WebhooksRepository(db);
   }
 
-  /** The path's organization must be the token's; any other is answered like a missing one. */
-  private assertOrganization(pathId: number, organizationId: number): void {
-    if (pathId !== organizationId) throw notFound('organization', pathId);
-  }
-
   async register(pathId: number, organizationId: number, kind: WebhookKind, body: WebhookBody) {
-    this.assertOrganization(pathId, organizationId);
+    assertOwnOrganization(pathId, organizationId);
     if ((await this.repo.count(organizationId, kind)) >= MAX_WEBHOOKS_PER_KIND) {
       throw invalidField('url', `cannot be added: an organization has at most ${MAX_WEBHOOKS_PER_KIND} ${kind} webhooks`);
     }
@@ -66,7 +62,7 @@ export class WebhooksService {
   }
 
   async remove(pathId: number, organizationId: number, kind: WebhookKind, id: number) {
-    this.assertOrganization(pathId, organizationId);
+    assertOwnOrganization(pathId, organizationId);
     const row = await this.repo.delete(organizationId, kind, id);
     if (!row) throw notFound('webhook', id);
     return { status: 'Successfully deleted the webhook' };
@@ -74,18 +70,18 @@ export class WebhooksService {
 
   /** The organization's signing key for the webhooks without a key of their own, made on first use. */
   async signingKey(pathId: number, organizationId: number) {
-    this.assertOrganization(pathId, organizationId);
+    assertOwnOrganization(pathId, organizationId);
     return { signing_key: (await organizationSigningKey(this.repo, organizationId))! };
   }
 
   /** A new signing key; messages already signed with the old one stay so (retries are signed anew). */
   async rotateSigningKey(pathId: number, organizationId: number) {
-    this.assertOrganization(pathId, organizationId);
+    assertOwnOrganization(pathId, organizationId);
     return { signing_key: (await this.repo.setSigningKey(organizationId, newSecret(), true))! };
   }
 
   async list(pathId: number, organizationId: number, kind: WebhookKind): Promise<Webhook[]> {
-    this.assertOrganization(pathId, organizationId);
+    assertOwnOrganization(pathId, organizationId);
     return (await this.repo.list(organizationId, kind)).map(toWebhook);
   }
 }

@@ -41,8 +41,6 @@
   var visitor = visitorId();
   var pageUrl = config.kind === 'embed' && document.referrer ? document.referrer : window.location.href;
   var viewed = {};
-  var buckets = null;
-  var lastBucket = -1;
 
   function report(body) {
     body.player_load_id = loadId;
@@ -74,15 +72,21 @@
   // How often each twentieth of the chapter was watched in this load, sent when the chapter ends or is
   // left. Everything played since the last reading counts, so sparse timeupdates miss nothing; a jump
   // (a seek) starts a new stretch.
+  var BUCKETS = 20;
+  var buckets = null;
+  var lastBucket = -1;
   var lastTime = null;
+  function bucketOf(t, duration) {
+    return Math.min(BUCKETS - 1, Math.floor((t / duration) * BUCKETS));
+  }
   function trackAttention() {
     var duration = video.duration;
     if (!duration || !isFinite(duration)) return;
     var t = video.currentTime;
     var from = lastTime !== null && t >= lastTime && t - lastTime < 2 ? lastTime : t;
-    var first = Math.min(19, Math.floor((from / duration) * 20));
-    var last = Math.min(19, Math.floor((t / duration) * 20));
-    if (!buckets) buckets = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    var first = bucketOf(from, duration);
+    var last = bucketOf(t, duration);
+    if (!buckets) buckets = new Array(BUCKETS).fill(0);
     for (var i = first; i <= last; i++) {
       if (i !== lastBucket) buckets[i]++;
       lastBucket = i;
