@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { addRouteStep } from './route-hooks.ts';
-import { AppError } from './errors.ts';
+import { AppError } from '../lib/errors.ts';
 import { can } from '../modules/roles/permissions.ts';
 import { hashToken } from '../lib/tokens.ts';
 import type { TokensService } from '../modules/tokens/tokens.service.ts';

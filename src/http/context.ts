@@ -2,14 +2,10 @@ import type { FastifyInstance, FastifyBaseLogger, RawServerDefault, RawRequestDe
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import type { Permission, Role } from '../modules/roles/permissions.ts';
+import type { Permission } from '../modules/roles/permissions.ts';
+import type { AuthContext } from '../modules/tokens/auth-context.ts';
 
-export interface AuthContext {
-  tokenId: number;
-  organizationId: number;
-  userId: number | null;
-  role: Role;
-}
+export type { AuthContext };
 
 export type ResponseFormat = 'json' | 'csv' | 'xlsx';
 

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ErrorCodes, type ErrorCode, type ErrorDetail } from './errors.ts';
+import { AppError, ErrorCodes, type ErrorCode, type ErrorDetail } from '../lib/errors.ts';
+import { ErrorStatus } from './error-status.ts';
 
 interface AjvError {
   instancePath?: string;
@@ -32,10 +33,10 @@ export function sendError(reply: FastifyReply, code: ErrorCode, message?: string
   // Errors raised before a route's steps ran (400/413/415 bodies, unknown paths) carry it too.
   return reply
     .header('x-request-id', reply.request.id)
-    .code(ErrorCodes[code].status)
+    .code(ErrorStatus[code])
     .type('application/json; charset=utf-8')
     .serializer(JSON.stringify)
-    .send({ error: message ?? ErrorCodes[code].message, code, details });
+    .send({ error: message ?? ErrorCodes[code], code, details });
 }
 
 const fastifyCodes: Record<string, ErrorCode> = {
@@ -77,12 +78,12 @@ export function registerErrorHandling(app: FastifyInstance) {
       return sendError(reply, 'validation_failed', message, details);
     }
     const mapped = fe.code ? fastifyCodes[fe.code] : undefined;
-    if (mapped) return sendError(reply, mapped, mapped === 'invalid_json' ? ErrorCodes.invalid_json.message : fe.message);
+    if (mapped) return sendError(reply, mapped, mapped === 'invalid_json' ? ErrorCodes.invalid_json : fe.message);
     if (error instanceof SyntaxError) return sendError(reply, 'invalid_json');
     if (isDataException(error)) return sendError(reply, 'validation_failed', 'A value is out of the range the service can store');
     const status = fe.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      const code = (Object.entries(ErrorCodes).find(([, v]) => v.status === status)?.[0] ?? 'bad_request') as ErrorCode;
+      const code = (Object.entries(ErrorStatus).find(([, v]) => v === status)?.[0] ?? 'bad_request') as ErrorCode;
       return sendError(reply, code, fe.message);
     }
     request.log.error({ err: error }, 'unhandled error');

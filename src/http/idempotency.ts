@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addRouteHook, routeHasMethod } from './route-hooks.ts';
-import { AppError } from './errors.ts';
+import { AppError } from '../lib/errors.ts';
 import { IdempotencyService, requestFingerprint } from '../modules/idempotency/idempotency.service.ts';
 
 const claimed = new WeakMap<FastifyRequest, { organizationId: number; key: string }>();

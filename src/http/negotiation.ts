@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addRouteHook, addRouteStep } from './route-hooks.ts';
-import { AppError } from './errors.ts';
+import { AppError } from '../lib/errors.ts';
 import type { ResponseFormat } from './context.ts';
 import { toCsv, toXlsx } from './tabular.ts';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { addRouteStep } from './route-hooks.ts';
-import { AppError, invalidField, notFound } from './errors.ts';
+import { AppError, invalidField, notFound } from '../lib/errors.ts';
 
 /**
  * Text with a NUL character cannot be stored by PostgreSQL (SQLite would keep it): refused on every

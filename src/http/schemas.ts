@@ -1,31 +1,6 @@
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type } from 'typebox';
 
-/** Shared schema pieces used by several areas. */
-
-// Keywords that only constrain a value of the schema's own type, so they let `null` through unchanged.
-const TYPE_SCOPED = new Set(['type', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'pattern', 'format', 'description', 'default', 'examples']);
-
-/**
- * The schema, or null. A plain scalar becomes `{"type": [<type>, "null"]}` rather than an anyOf:
- * fast-json-stringify serializes an anyOf by running a validator per branch on every value of every
- * response, a type array with one typeof check. Anything else stays an anyOf.
- */
-export function Nullable<T extends TSchema>(schema: T) {
-  const type = (schema as { type?: unknown }).type;
-  const scalar = typeof type === 'string' && type !== 'object' && type !== 'array' && Object.keys(schema).every((k) => TYPE_SCOPED.has(k));
-  return scalar ? Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] }) : Type.Union([schema, Type.Null()]);
-}
-
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
-export const UuidParams = Type.Object({ uuid: Type.String({ minLength: 1, maxLength: 64 }) });
-
-export const HttpUrl = Type.String({ minLength: 1, maxLength: 2048, pattern: '^[hH][tT][tT][pP][sS]?://[^\\s]+$' });
-
-export const Timestamps = {
-  created_at: Type.Integer({ description: 'Unix seconds' }),
-  updated_at: Type.Integer({ description: 'Unix seconds' }),
-};
-
+/** The body of every error answer (src/http/error-handler.ts). */
 export const ErrorBody = Type.Object({
   error: Type.String(),
   code: Type.String(),

@@ -1,5 +1,7 @@
 import type { App, Deps } from '../../http/context.ts';
-import { IdParams } from '../../http/schemas.ts';
+import { arrayOrEnvelope } from '../../http/paging.ts';
+import { pageOf } from '../../lib/paging.ts';
+import { IdParams } from '../../lib/schemas.ts';
 import { AccessManager, AccessManagerList, AccessManagerListQuery, UpdateAccessManagerBody } from './access-managers.schemas.ts';
 import { AccessManagersService } from './access-managers.service.ts';
 
@@ -17,7 +19,11 @@ export default async function accessManagersRoutes(app: App, { database, config 
       querystring: AccessManagerListQuery,
       response: { 200: AccessManagerList },
     },
-  }, async (req) => service.list(req.auth.organizationId, req.query, config.listDefaultCap));
+  }, async (req) => {
+    const page = pageOf(req.query, config.listDefaultCap);
+    const { items, total } = await service.list(req.auth.organizationId, req.query, page);
+    return arrayOrEnvelope('access_managers', items, page, total);
+  });
 
   app.get('/v1/access_managers/:id', {
     schema: { tags, summary: 'Get an access manager', params: IdParams, response: { 200: AccessManager } },

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { PagingQuery, Summary } from '../../http/paging.ts';
-import { Nullable } from '../../http/schemas.ts';
+import { PagingQuery, Summary } from '../../lib/schemas.ts';
+import { Nullable } from '../../lib/schemas.ts';
 
 export const MESSAGE_MAX = 1000;
 export const DISPLAY_NAME_MAX = 255;

@@ -1,7 +1,7 @@
 import type { Kysely, Updateable } from 'kysely';
 import type { AccessManagersTable, DB } from '../../db/schema.ts';
-import { invalidField, notFound } from '../../http/errors.ts';
-import { pageOf, arrayOrEnvelope } from '../../http/paging.ts';
+import { invalidField, notFound } from '../../lib/errors.ts';
+import type { Listing, Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { AccessManagersRepository, type AccessManagerRow } from './access-managers.repository.ts';
 import { DOMAINS_MAX, type AccessManager, type AccessManagerListQuery, type UpdateAccessManagerBody } from './access-managers.schemas.ts';
@@ -52,15 +52,14 @@ export class AccessManagersService {
     this.repo = new AccessManagersRepository(db);
   }
 
-  async list(organizationId: number, query: AccessManagerListQuery, cap: number) {
+  async list(organizationId: number, query: AccessManagerListQuery, page: Page): Promise<Listing<AccessManager>> {
     await this.repo.ensureForOrganization(organizationId, nowSeconds());
-    const page = pageOf(query, cap);
     const [rows, total] = await Promise.all([
       this.repo.list(organizationId, { limit: page.limit, offset: page.offset, playerId: query.player_id }),
-      page.paged ? this.repo.count(organizationId, query.player_id) : Promise.resolve(-1),
+      page.paged ? this.repo.count(organizationId, query.player_id) : Promise.resolve(null),
     ]);
     const items = rows.map(toAccessManager);
-    return arrayOrEnvelope('access_managers', items, page, total);
+    return { items, total: total ?? items.length };
   }
 
   async get(organizationId: number, id: number): Promise<AccessManager> {

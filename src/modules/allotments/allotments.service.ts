@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { lockOrganization } from '../../db/dialect.ts';
-import { AppError, invalidField, notFound } from '../../http/errors.ts';
+import { AppError, invalidField, notFound } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { OrganizationsRepository } from '../organizations/organizations.repository.ts';
 import { AllotmentsRepository, EmbedsRepository, type LimitRow } from './allotments.repository.ts';

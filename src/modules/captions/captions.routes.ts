@@ -1,7 +1,10 @@
 import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import type { App, Deps } from '../../http/context.ts';
-import { ErrorBody, IdParams } from '../../http/schemas.ts';
+import { arrayOrEnvelope } from '../../http/paging.ts';
+import { pageOf } from '../../lib/paging.ts';
+import { ErrorBody } from '../../http/schemas.ts';
+import { IdParams } from '../../lib/schemas.ts';
 import {
   Caption,
   CaptionList,
@@ -60,7 +63,12 @@ export default async function captionsRoutes(app: App, deps: Deps) {
       querystring: CaptionListQuery,
       response: { 200: CaptionList },
     },
-  }, async (req) => service.list(req.auth.organizationId, req.params.video_id, req.query, config.listDefaultCap));
+  }, async (req) => {
+    const page = pageOf(req.query, config.listDefaultCap);
+    const { items, total } = await service.list(req.auth.organizationId, req.params.video_id, req.query, page);
+    // Like GET /v1/videos: a bare array without per_page, the envelope with it.
+    return arrayOrEnvelope('captions', items, page, total);
+  });
 
   app.post('/v1/videos/:video_id/captions', {
     config: { wrap: 'caption' },

@@ -1,8 +1,8 @@
 import type { Kysely, Updateable } from 'kysely';
 import { lockOrganization, isUniqueViolation } from '../../db/dialect.ts';
 import type { CaptionsTable, DB } from '../../db/schema.ts';
-import { AppError, invalidField, notFound } from '../../http/errors.ts';
-import { pageOf, arrayOrEnvelope } from '../../http/paging.ts';
+import { AppError, invalidField, notFound } from '../../lib/errors.ts';
+import type { Listing, Page } from '../../lib/paging.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import type { Config } from '../../config.ts';
@@ -186,7 +186,7 @@ export class CaptionsService {
     }
   }
 
-  async list(organizationId: number, videoId: number, query: CaptionListQuery, cap: number) {
+  async list(organizationId: number, videoId: number, query: CaptionListQuery, page: Page): Promise<Listing<Caption>> {
     await this.requireVideo(this.db, organizationId, videoId);
     const languages = query.language?.map((l, i) => canonicalLanguage(l, query.language!.length > 1 ? `language.${i}` : 'language'));
     const rows = await this.captions.forVideo(organizationId, videoId, { languages, statuses: query.status }, MAX_CAPTIONS_PER_VIDEO * 2);
@@ -203,11 +203,16 @@ export class CaptionsService {
     } else if (query.direction === 'desc') {
       rows.reverse();
     }
-    const page = pageOf(query, cap);
     const now = nowSeconds();
     const items = rows.slice(page.offset, page.offset + page.limit).map((r) => this.toCaption(r, now));
-    // Like GET /v1/videos: a bare array without per_page, the envelope with it.
-    return arrayOrEnvelope('captions', items, page, rows.length);
+    return { items, total: rows.length };
+  }
+
+  /** The video's published captions, in id order (what a player offers its viewers). */
+  async published(organizationId: number, videoId: number): Promise<Caption[]> {
+    const rows = await this.captions.forVideo(organizationId, videoId, { statuses: ['published'] }, MAX_CAPTIONS_PER_VIDEO);
+    const now = nowSeconds();
+    return rows.map((r) => this.toCaption(r, now));
   }
 
   async create(organizationId: number, videoId: number, body: CreateCaptionBody): Promise<Caption> {

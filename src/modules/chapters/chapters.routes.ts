@@ -1,5 +1,5 @@
 import type { App, Deps } from '../../http/context.ts';
-import { IdParams } from '../../http/schemas.ts';
+import { IdParams } from '../../lib/schemas.ts';
 import { Chapter, CreateChapterBody, UpdateChapterBody } from './chapters.schemas.ts';
 import { ChaptersService } from './chapters.service.ts';
 

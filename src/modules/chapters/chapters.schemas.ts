@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Timestamps } from '../../http/schemas.ts';
+import { Timestamps } from '../../lib/schemas.ts';
 import { Video, VideoAttributes } from '../videos/videos.schemas.ts';
 
 export const Chapter = Type.Object({

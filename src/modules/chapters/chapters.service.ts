@@ -2,7 +2,7 @@ import { notifyPlayerChange } from '../webhooks/webhooks.service.ts';
 import { PlayersService } from '../players/players.service.ts';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { invalidField, notFound } from '../../http/errors.ts';
+import { invalidField, notFound } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { PlayersRepository } from '../players/players.repository.ts';
 import { VideosRepository, type VideoRow } from '../videos/videos.repository.ts';

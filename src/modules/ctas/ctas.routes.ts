@@ -1,7 +1,8 @@
 import type { App, Deps } from '../../http/context.ts';
 import { mapMaybe } from '../../db/read-cache.ts';
 import { sharedBodySender } from '../../http/shared-body.ts';
-import { listEnvelope, pageOf } from '../../http/paging.ts';
+import { listEnvelope } from '../../http/paging.ts';
+import { pageOf } from '../../lib/paging.ts';
 import {
   Cta,
   CtaCreateBody,

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { Nullable } from '../../http/schemas.ts';
-import { PagingQuery, Summary } from '../../http/paging.ts';
+import { Nullable } from '../../lib/schemas.ts';
+import { PagingQuery, Summary } from '../../lib/schemas.ts';
 import { ChapterIdSchema, DurationSchema, SecondSchema, WidthSchema } from '../events/events.schemas.ts';
 
 export { IdParams, UuidParams } from '../events/events.schemas.ts';

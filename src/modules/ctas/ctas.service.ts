@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { Page } from '../../http/paging.ts';
+import type { Page } from '../../lib/paging.ts';
 import type { EventRow } from '../events/events.repository.ts';
 import { MAX_CTA_WIDTH } from '../events/events.schemas.ts';
 import { EventsService, type PlayerRef } from '../events/events.service.ts';

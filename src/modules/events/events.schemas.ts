@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { Nullable } from '../../http/schemas.ts';
-import { PagingQuery, Summary } from '../../http/paging.ts';
+import { Nullable } from '../../lib/schemas.ts';
+import { PagingQuery, Summary } from '../../lib/schemas.ts';
 
 /** Largest value of a 4-byte integer column (ids, seconds): anything above would overflow PostgreSQL. */
 export const INT4_MAX = 2_147_483_647;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { invalidField, notFound } from '../../http/errors.ts';
-import type { Page } from '../../http/paging.ts';
+import { invalidField, notFound } from '../../lib/errors.ts';
+import type { Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { mapMaybe, viewOf, type MaybePromise } from '../../db/read-cache.ts';
 import { assertOwnOrganization } from '../organizations/own-organization.ts';

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { HttpUrl, Nullable } from '../../http/schemas.ts';
+import { HttpUrl, Nullable } from '../../lib/schemas.ts';
 
 export const GDPR_ACTIONS = ['access', 'forget', 'rectify'] as const;
 export type GdprAction = (typeof GDPR_ACTIONS)[number];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
-import { invalidField, notFound } from '../../http/errors.ts';
+import { invalidField, notFound } from '../../lib/errors.ts';
 import { enqueue, WEBHOOK_DELIVERY_ATTEMPTS } from '../../jobs/queue.ts';
 import { distinctAddresses } from '../../mail/addresses.ts';
 import { nowSeconds } from '../../lib/time.ts';

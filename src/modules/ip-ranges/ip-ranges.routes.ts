@@ -1,5 +1,7 @@
 import type { App, Deps } from '../../http/context.ts';
-import { IdParams } from '../../http/schemas.ts';
+import { arrayOrEnvelope } from '../../http/paging.ts';
+import { pageOf } from '../../lib/paging.ts';
+import { IdParams } from '../../lib/schemas.ts';
 import { BlacklistedIpRange, CreateIpRangeBody, IpRangeList, IpRangeListQuery } from './ip-ranges.schemas.ts';
 import { IpRangesService } from './ip-ranges.service.ts';
 
@@ -18,7 +20,11 @@ export default async function ipRangesRoutes(app: App, { database, config }: Dep
       querystring: IpRangeListQuery,
       response: { 200: IpRangeList },
     },
-  }, async (req) => service.list(req.auth.organizationId, req.query, config.listDefaultCap));
+  }, async (req) => {
+    const page = pageOf(req.query, config.listDefaultCap);
+    const { items, total } = await service.list(req.auth.organizationId, page);
+    return arrayOrEnvelope('blacklisted_ip_ranges', items, page, total);
+  });
 
   app.post('/v1/blacklisted_ip_ranges', {
     config: { wrap: 'blacklisted_ip_range', permission },

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { PagingQuery, Summary } from '../../http/paging.ts';
+import { PagingQuery, Summary } from '../../lib/schemas.ts';
 
 export const BlacklistedIpRange = Type.Object({
   id: Type.Integer(),

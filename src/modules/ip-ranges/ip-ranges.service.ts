@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { invalidField, notFound } from '../../http/errors.ts';
-import { pageOf, arrayOrEnvelope } from '../../http/paging.ts';
+import { invalidField, notFound } from '../../lib/errors.ts';
+import type { Listing, Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { addressKey, CidrError, parseCidr, toKey } from './cidr.ts';
 import { IpRangesRepository, type IpRangeRow } from './ip-ranges.repository.ts';
@@ -57,14 +57,13 @@ export class IpRangesService {
     return toIpRange(row);
   }
 
-  async list(organizationId: number, query: { per_page?: number; page?: number }, cap: number) {
-    const page = pageOf(query, cap);
+  async list(organizationId: number, page: Page): Promise<Listing<BlacklistedIpRange>> {
     const [rows, total] = await Promise.all([
       this.repo.list(organizationId, { limit: page.limit, offset: page.offset }),
-      page.paged ? this.repo.count(organizationId) : Promise.resolve(-1),
+      page.paged ? this.repo.count(organizationId) : Promise.resolve(null),
     ]);
     const items = rows.map(toIpRange);
-    return arrayOrEnvelope('blacklisted_ip_ranges', items, page, total);
+    return { items, total: total ?? items.length };
   }
 
   /** Deletes the range and answers it as it was. */

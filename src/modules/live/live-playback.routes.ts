@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Type } from 'typebox';
 import type { App, Deps } from '../../http/context.ts';
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../lib/errors.ts';
 import { composePlaylist } from '../../live/hls-playlist.ts';
 import { liveDir, PART_NAME, readParts, SEGMENT_NAME } from '../../live/paths.ts';
 import { LiveRepository } from './live.repository.ts';

@@ -1,4 +1,6 @@
 import type { App, Deps } from '../../http/context.ts';
+import { listEnvelope } from '../../http/paging.ts';
+import { pageOf } from '../../lib/paging.ts';
 import { CreateLiveBody, LiveCreated, LiveDetail, LiveHealth, LiveInstanceParams, LiveList, LiveListQuery, LiveParams, LiveSuccess, UpdateLiveBody } from './live.schemas.ts';
 import { LiveService } from './live.service.ts';
 
@@ -23,7 +25,13 @@ export default async function liveRoutes(app: App, { database, config }: Deps) {
       querystring: LiveListQuery,
       response: { 200: LiveList },
     },
-  }, async (req) => live.list(req.auth, req.params.current_organization_id, req.query, config.listDefaultCap));
+  }, async (req) => {
+    const page = pageOf(req.query, config.listDefaultCap);
+    const { items, total } = await live.list(req.auth, req.params.current_organization_id, req.query, page);
+    const envelope = listEnvelope('stream_instances', items, page, total);
+    // summary first, as the spec shows it.
+    return { summary: envelope.summary, stream_instances: envelope.stream_instances };
+  });
 
   app.get(`${base}/:live_stream_instance_id`, {
     schema: { tags, summary: 'A stream instance with its stream; keys only for roles that may manage live streams', params: LiveInstanceParams, response: { 200: LiveDetail } },

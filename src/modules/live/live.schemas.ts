@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { PagingQuery, Summary } from '../../http/paging.ts';
-import { Nullable, Timestamps } from '../../http/schemas.ts';
+import { PagingQuery, Summary } from '../../lib/schemas.ts';
+import { Nullable, Timestamps } from '../../lib/schemas.ts';
 
 /** A string that must be one of `values` (one enum keeps the 422 message readable). */
 const OneOf = <T extends string | number>(values: readonly T[], options: Record<string, unknown> = {}) =>

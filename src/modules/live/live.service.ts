@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/schema.ts';
-import type { AuthContext } from '../../http/context.ts';
-import { invalidField, notFound } from '../../http/errors.ts';
-import { listEnvelope, pageOf } from '../../http/paging.ts';
+import type { AuthContext } from '../tokens/auth-context.ts';
+import { invalidField, notFound } from '../../lib/errors.ts';
+import type { Listing, Page } from '../../lib/paging.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { liveSignals } from '../../live/signals.ts';
 import { nowSeconds } from '../../lib/time.ts';
@@ -209,9 +209,8 @@ export class LiveService {
     });
   }
 
-  async list(auth: AuthContext, organizationId: number, query: LiveListQuery, cap: number) {
+  async list(auth: AuthContext, organizationId: number, query: LiveListQuery, page: Page): Promise<Listing<LiveListItem>> {
     await this.organization(auth, organizationId);
-    const page = pageOf(query, cap);
     const filter = {
       statuses: query.states?.length ? [...new Set(query.states.flatMap((s) => STATE_STATUSES[s]))] : undefined,
       query: query.query || undefined,
@@ -233,8 +232,7 @@ export class LiveService {
       created_at: r.created_at,
       updated_at: r.updated_at,
     }));
-    const envelope = listEnvelope('stream_instances', items, page, total);
-    return { summary: envelope.summary, stream_instances: envelope.stream_instances };
+    return { items, total };
   }
 
   async get(auth: AuthContext, organizationId: number, id: number) {

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { AppError, notFound } from '../../http/errors.ts';
+import { AppError, notFound } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { contentTypeOf } from '../../media/content-types.ts';
 import { isValidKey } from '../../media/file-store.ts';

@@ -1,5 +1,7 @@
 import type { App, Deps } from '../../http/context.ts';
-import { IdParams } from '../../http/schemas.ts';
+import { arrayOrEnvelope } from '../../http/paging.ts';
+import { pageOf } from '../../lib/paging.ts';
+import { IdParams } from '../../lib/schemas.ts';
 import { AccountList, FamilyTree, Organization, OrganizationList, OrganizationListQuery, UpdateOrganizationBody } from './organizations.schemas.ts';
 import { OrganizationsService } from './organizations.service.ts';
 
@@ -16,7 +18,11 @@ export default async function organizationsRoutes(app: App, { database, config }
       querystring: OrganizationListQuery,
       response: { 200: OrganizationList },
     },
-  }, async (req) => service.list('organizations', req.auth.organizationId, req.query, config.listDefaultCap));
+  }, async (req) => {
+    const page = pageOf(req.query, config.listDefaultCap);
+    const { items, total } = await service.list(req.auth.organizationId, page);
+    return arrayOrEnvelope('organizations', items, page, total);
+  });
 
   app.get('/v1/accounts', {
     config: { list: 'accounts' },
@@ -26,7 +32,11 @@ export default async function organizationsRoutes(app: App, { database, config }
       querystring: OrganizationListQuery,
       response: { 200: AccountList },
     },
-  }, async (req) => service.list('accounts', req.auth.organizationId, req.query, config.listDefaultCap));
+  }, async (req) => {
+    const page = pageOf(req.query, config.listDefaultCap);
+    const { items, total } = await service.list(req.auth.organizationId, page);
+    return arrayOrEnvelope('accounts', items, page, total);
+  });
 
   app.get('/v1/organizations/:id', {
     schema: { tags, summary: 'Get an organization (the token\'s or a descendant)', params: IdParams, response: { 200: Organization } },

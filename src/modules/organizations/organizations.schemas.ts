@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { PagingQuery, Summary } from '../../http/paging.ts';
-import { Nullable, Timestamps } from '../../http/schemas.ts';
+import { PagingQuery, Summary } from '../../lib/schemas.ts';
+import { Nullable, Timestamps } from '../../lib/schemas.ts';
 import { AllotmentLimitsInput } from '../allotments/allotments.schemas.ts';
 
 export const Organization = Type.Object({

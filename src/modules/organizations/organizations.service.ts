@@ -1,13 +1,13 @@
 import type { Kysely, Updateable } from 'kysely';
 import type { DB, OrganizationsTable } from '../../db/schema.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { AppError, notFound } from '../../http/errors.ts';
-import { pageOf, arrayOrEnvelope } from '../../http/paging.ts';
+import { AppError, notFound } from '../../lib/errors.ts';
+import type { Listing, Page } from '../../lib/paging.ts';
 import { TokensService } from '../tokens/tokens.service.ts';
 import { writeAllotmentLimits } from '../allotments/allotments.service.ts';
 import { TeamsRepository } from '../teams/teams.repository.ts';
 import { OrganizationsRepository, type OrganizationRow } from './organizations.repository.ts';
-import type { FamilyNode, Organization, OrganizationListQuery, UpdateOrganizationBody } from './organizations.schemas.ts';
+import type { FamilyNode, Organization, UpdateOrganizationBody } from './organizations.schemas.ts';
 
 /** The name of the admin team every organization is created with. */
 export const ADMIN_TEAM_NAME = 'Administrators';
@@ -85,15 +85,14 @@ export class OrganizationsService {
     return this.toWire(await this.visible(tokenOrganizationId, id));
   }
 
-  /** Everything the token may see, by id: a bare array without per_page, `{<key>, summary}` with it. */
-  async list<K extends 'organizations' | 'accounts'>(key: K, tokenOrganizationId: number, query: OrganizationListQuery, cap: number) {
-    const page = pageOf(query, cap);
+  /** Everything the token may see, by id. */
+  async list(tokenOrganizationId: number, page: Page): Promise<Listing<Organization>> {
     const [rows, total] = await Promise.all([
       this.repo.listSubtree(tokenOrganizationId, { limit: page.limit, offset: page.offset }),
-      page.paged ? this.repo.countSubtree(tokenOrganizationId) : Promise.resolve(-1),
+      page.paged ? this.repo.countSubtree(tokenOrganizationId) : Promise.resolve(null),
     ]);
     const items = rows.map((r) => this.toWire(r));
-    return arrayOrEnvelope(key, items, page, total);
+    return { items, total: total ?? items.length };
   }
 
   /** Updates name, domains and allotment limits in one transaction. */

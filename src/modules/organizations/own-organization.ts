@@ -1,4 +1,4 @@
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../lib/errors.ts';
 
 /**
  * For paths under /v1/organizations/:id that act on the token's own organization only: any other id

@@ -1,6 +1,8 @@
 
 import type { App, Deps } from '../../http/context.ts';
-import { IdParams, UuidParams } from '../../http/schemas.ts';
+import { arrayOrEnvelope } from '../../http/paging.ts';
+import { pageOf } from '../../lib/paging.ts';
+import { IdParams, UuidParams } from '../../lib/schemas.ts';
 import { CreatePlayerBody, Player, PlayerList, PlayerListQuery, UpdatePlayerBody } from './players.schemas.ts';
 import { PlayersService } from './players.service.ts';
 
@@ -22,7 +24,12 @@ export default async function playersRoutes(app: App, { database, config }: Deps
       querystring: PlayerListQuery,
       response: { 200: PlayerList },
     },
-  }, async (req) => players.list(req.auth.organizationId, req.query, config.listDefaultCap));
+  }, async (req) => {
+    const page = pageOf(req.query, config.listDefaultCap);
+    const { items, total } = await players.list(req.auth.organizationId, req.query, page);
+    // Without per_page the reference answers a bare array; with it, the envelope.
+    return arrayOrEnvelope('players', items, page, total);
+  });
 
   app.get('/v1/players/uuid=:uuid', {
     schema: { tags, summary: 'Get a player by UUID', params: UuidParams, response: { 200: Player } },

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { PagingQuery, Summary } from '../../http/paging.ts';
-import { HttpUrl, Nullable, Timestamps } from '../../http/schemas.ts';
+import { PagingQuery, Summary } from '../../lib/schemas.ts';
+import { HttpUrl, Nullable, Timestamps } from '../../lib/schemas.ts';
 import { Chapter, NestedChapterInput } from '../chapters/chapters.schemas.ts';
 
 export const Player = Type.Object({

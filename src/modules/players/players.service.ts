@@ -1,7 +1,7 @@
 import type { Kysely, Updateable } from 'kysely';
 import type { DB, PlayersTable } from '../../db/schema.ts';
-import { invalidField, notFound } from '../../http/errors.ts';
-import { pageOf, arrayOrEnvelope } from '../../http/paging.ts';
+import { invalidField, notFound } from '../../lib/errors.ts';
+import type { Listing, Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { newUuid } from '../../lib/tokens.ts';
 import { ChaptersRepository, type ChapterRow } from '../chapters/chapters.repository.ts';
@@ -177,15 +177,13 @@ export class PlayersService {
     return this.withChapters(row);
   }
 
-  async list(organizationId: number, query: { per_page?: number; page?: number; query?: string }, cap: number) {
-    const page = pageOf(query, cap);
+  async list(organizationId: number, query: { query?: string }, page: Page): Promise<Listing<Player>> {
     const [rows, total] = await Promise.all([
       this.players.list(organizationId, { limit: page.limit, offset: page.offset, query: query.query }),
-      page.paged ? this.players.count(organizationId, query.query) : Promise.resolve(-1),
+      page.paged ? this.players.count(organizationId, query.query) : Promise.resolve(null),
     ]);
     const items = await this.assemble(rows);
-    // Without per_page the reference answers a bare array; with it, the envelope.
-    return arrayOrEnvelope('players', items, page, total);
+    return { items, total: total ?? items.length };
   }
 
   async update(organizationId: number, id: number, body: UpdatePlayerBody): Promise<Player> {

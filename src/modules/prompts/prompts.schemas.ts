@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable } from '../../http/schemas.ts';
+import { Nullable } from '../../lib/schemas.ts';
 
 /** A prompt type: letters, digits, `_` and `-`, 1..64 characters; matched case-insensitively (stored lower-case). */
 export const PromptType = Type.String({

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { AppError, invalidField } from '../../http/errors.ts';
+import { AppError, invalidField } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { PromptsRepository, type PromptRow } from './prompts.repository.ts';
 import type { GeneratedScript, GenerateScriptQuery, Prompt, PutPromptBody } from './prompts.schemas.ts';

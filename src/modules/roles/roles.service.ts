@@ -1,4 +1,4 @@
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../lib/errors.ts';
 import { Permissions, RoleIds, RolePermissions, Roles, roleById, type Role } from './permissions.ts';
 import type { RoleObject } from './roles.schemas.ts';
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable } from '../../http/schemas.ts';
+import { Nullable } from '../../lib/schemas.ts';
 
 export const RECIPIENTS_MAX = 50;
 export const SUBJECT_MAX = 200;

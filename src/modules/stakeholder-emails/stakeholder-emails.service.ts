@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { lockOrganization } from '../../db/dialect.ts';
-import { AppError, invalidField } from '../../http/errors.ts';
+import { AppError, invalidField } from '../../lib/errors.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { distinctAddresses } from '../../mail/addresses.ts';

@@ -1,4 +1,6 @@
 import type { App, Deps } from '../../http/context.ts';
+import { arrayOrEnvelope } from '../../http/paging.ts';
+import { pageOf } from '../../lib/paging.ts';
 import {
   CreateTagBody,
   DeleteTagsBody,
@@ -34,7 +36,11 @@ export default async function tagsRoutes(app: App, { database, config }: Deps) {
       querystring: TagListQuery,
       response: { 200: TagList },
     },
-  }, async (req) => service.list(req.auth.organizationId, req.query, config.listDefaultCap));
+  }, async (req) => {
+    const page = pageOf(req.query, config.listDefaultCap);
+    const { items, total } = await service.list(req.auth.organizationId, req.query, page);
+    return arrayOrEnvelope('tags', items, page, total);
+  });
 
   app.get('/v1/tags/names', {
     schema: { tags, summary: 'Distinct tag names, sorted', querystring: TagNamesQuery, response: { 200: TagNames } },

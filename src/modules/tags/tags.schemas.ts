@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { PagingQuery, Summary } from '../../http/paging.ts';
+import { PagingQuery, Summary } from '../../lib/schemas.ts';
 
 export const TAG_NAME_MAX = 255;
 /** Most ids one request may name (video_ids, player_ids, ids, names). */

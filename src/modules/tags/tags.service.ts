@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { AppError, invalidField, notFound } from '../../http/errors.ts';
-import { listEnvelope, pageOf } from '../../http/paging.ts';
+import { AppError, invalidField, notFound } from '../../lib/errors.ts';
+import type { Listing, Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { TagsRepository, type Owner, type TagRow } from './tags.repository.ts';
 import { MAX_TAGS_PER_RECORD, TAG_NAME_MAX, type CreateTagBody, type DeleteTagsInput, type Tag, type TagListQuery } from './tags.schemas.ts';
@@ -78,15 +78,13 @@ export class TagsService {
     return (await this.toWire([row]))[0];
   }
 
-  /** A bare array without per_page; `{tags, summary}` with it. Ordered by id. */
-  async list(organizationId: number, query: TagListQuery, defaultCap: number) {
-    const page = pageOf(query, defaultCap);
+  /** Ordered by id. */
+  async list(organizationId: number, query: TagListQuery, page: Page): Promise<Listing<Tag>> {
     const search = query.query?.trim() || undefined;
     const rows = await this.repo.list(organizationId, { limit: page.limit, offset: page.offset, query: search });
     const tags = await this.toWire(rows);
-    if (!page.paged) return tags;
-    const total = await this.repo.count(organizationId, search);
-    return listEnvelope('tags', tags, page, total);
+    const total = page.paged ? await this.repo.count(organizationId, search) : tags.length;
+    return { items: tags, total };
   }
 
   async names(organizationId: number, prefix?: string): Promise<string[]> {

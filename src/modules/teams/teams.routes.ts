@@ -1,5 +1,7 @@
 import type { App, Deps } from '../../http/context.ts';
-import { IdParams } from '../../http/schemas.ts';
+import { listEnvelope } from '../../http/paging.ts';
+import { pageOf } from '../../lib/paging.ts';
+import { IdParams } from '../../lib/schemas.ts';
 import { CreateTeamBody, Team, TeamList, TeamListQuery, UpdateTeamBody } from './teams.schemas.ts';
 import { TeamsService } from './teams.service.ts';
 
@@ -16,7 +18,12 @@ export default async function teamsRoutes(app: App, { database, config }: Deps) 
       querystring: TeamListQuery,
       response: { 200: TeamList },
     },
-  }, async (req) => service.list(req.auth.organizationId, req.query, config.listDefaultCap));
+  }, async (req) => {
+    const page = pageOf(req.query, config.listDefaultCap);
+    const { items, total } = await service.list(req.auth.organizationId, req.query, page);
+    // Always the {teams, summary} envelope, as the spec shows.
+    return listEnvelope('teams', items, page, total);
+  });
 
   app.get('/v1/teams/:id', {
     schema: { tags, summary: 'Get a team with its members', params: IdParams, response: { 200: Team } },

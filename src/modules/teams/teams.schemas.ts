@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { PagingQuery, Summary } from '../../http/paging.ts';
-import { Timestamps } from '../../http/schemas.ts';
+import { PagingQuery, Summary } from '../../lib/schemas.ts';
+import { Timestamps } from '../../lib/schemas.ts';
 
 export const TEAM_NAME_MAX = 255;
 export const MAX_TEAM_USER_IDS = 1000;

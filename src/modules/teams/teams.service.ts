@@ -1,8 +1,8 @@
 import type { Kysely, Updateable } from 'kysely';
 import type { DB, TeamsTable } from '../../db/schema.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.ts';
-import { AppError, invalidField, notFound } from '../../http/errors.ts';
-import { listEnvelope, pageOf } from '../../http/paging.ts';
+import { AppError, invalidField, notFound } from '../../lib/errors.ts';
+import type { Listing, Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { reserveAllotment } from '../allotments/allotments.service.ts';
 import { TeamsRepository, type MemberRow, type TeamRow } from './teams.repository.ts';
@@ -51,8 +51,7 @@ export class TeamsService {
     return rows.map((r) => this.toWire(r, byTeam.get(r.id) ?? []));
   }
 
-  /** Always the {teams, summary} envelope. */
-  async list(organizationId: number, query: TeamListQuery, cap: number) {
+  async list(organizationId: number, query: TeamListQuery, page: Page): Promise<Listing<Team>> {
     const includes = [...new Set((query.includes ?? []).map((i) => i.trim()).filter(Boolean))];
     const unknown = includes.filter((i) => !(TeamIncludes as readonly string[]).includes(i));
     if (unknown.length > 0) {
@@ -60,13 +59,12 @@ export class TeamsService {
     }
     const withMembers = query.enable_query_team_members === true || includes.includes('members');
     const filter = { admin: query.admin, query: query.query, searchMembers: withMembers };
-    const page = pageOf(query, cap);
     const [rows, total] = await Promise.all([
       this.repo.list(organizationId, filter, { limit: page.limit, offset: page.offset }),
       this.repo.count(organizationId, filter),
     ]);
     const teams = withMembers ? await this.withMembers(rows) : rows.map((r) => this.toWire(r));
-    return listEnvelope('teams', teams, page, total);
+    return { items: teams, total };
   }
 
   async get(organizationId: number, id: number): Promise<Team> {

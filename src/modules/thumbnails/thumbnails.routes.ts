@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { App, Deps } from '../../http/context.ts';
-import { IdParams } from '../../http/schemas.ts';
+import { arrayOrEnvelope } from '../../http/paging.ts';
+import { pageOf } from '../../lib/paging.ts';
+import { IdParams } from '../../lib/schemas.ts';
 import {
   PlayerIdParams,
   PlayerSelectedThumbnails,
@@ -44,7 +46,11 @@ export default async function thumbnailsRoutes(app: App, deps: Deps) {
       querystring: ThumbnailListQuery,
       response: { 200: ThumbnailList },
     },
-  }, async (req) => service.listForVideo(req.auth.organizationId, req.params.video_id, req.query, config.listDefaultCap));
+  }, async (req) => {
+    const page = pageOf(req.query, config.listDefaultCap);
+    const { items, total } = await service.listForVideo(req.auth.organizationId, req.params.video_id, page);
+    return arrayOrEnvelope('thumbnails', items, page, total);
+  });
 
   app.get('/v1/videos/:video_id/selected_thumbnail', {
     schema: { tags, summary: "The video's selected thumbnail (404 until the video has one)", params: VideoParams, response: { 200: Thumbnail } },

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { PagingQuery, Summary } from '../../http/paging.ts';
-import { HttpUrl, Nullable, Timestamps } from '../../http/schemas.ts';
+import { PagingQuery, Summary } from '../../lib/schemas.ts';
+import { HttpUrl, Nullable, Timestamps } from '../../lib/schemas.ts';
 
 const Int32 = { minimum: 1, maximum: 2147483647 };
 

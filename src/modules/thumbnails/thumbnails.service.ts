@@ -3,8 +3,8 @@ import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import type { DB } from '../../db/schema.ts';
-import { AppError, invalidField, notFound } from '../../http/errors.ts';
-import { pageOf, arrayOrEnvelope } from '../../http/paging.ts';
+import { AppError, invalidField, notFound } from '../../lib/errors.ts';
+import type { Listing, Page } from '../../lib/paging.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { newUuid } from '../../lib/tokens.ts';
@@ -103,16 +103,15 @@ export class ThumbnailsService {
     }
   }
 
-  async listForVideo(organizationId: number, videoId: number, query: { per_page?: number; page?: number }, cap: number) {
+  async listForVideo(organizationId: number, videoId: number, page: Page): Promise<Listing<Thumbnail>> {
     await this.requireVideo(organizationId, videoId);
-    const page = pageOf(query, cap);
     const [rows, total] = await Promise.all([
       this.thumbnails.forVideo(organizationId, videoId, page.limit, page.offset),
-      page.paged ? this.thumbnails.countForVideo(organizationId, videoId) : Promise.resolve(-1),
+      page.paged ? this.thumbnails.countForVideo(organizationId, videoId) : Promise.resolve(null),
     ]);
     const now = nowSeconds();
     const items = rows.map((r) => this.toThumbnail(r, now));
-    return arrayOrEnvelope('thumbnails', items, page, total);
+    return { items, total: total ?? items.length };
   }
 
   async selectedForVideo(organizationId: number, videoId: number): Promise<Thumbnail> {

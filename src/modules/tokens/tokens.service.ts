@@ -4,7 +4,7 @@ import { generateToken, hashToken } from '../../lib/tokens.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { isRole, type Role } from '../roles/permissions.ts';
 import { TokensRepository } from './tokens.repository.ts';
-import type { AuthContext } from '../../http/context.ts';
+import type { AuthContext } from './auth-context.ts';
 import { mapMaybe, type MaybePromise } from '../../db/read-cache.ts';
 
 type TokenRow = Awaited<ReturnType<TokensRepository['findByHash']>>;

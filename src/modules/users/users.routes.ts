@@ -1,5 +1,7 @@
 import type { App, Deps } from '../../http/context.ts';
-import { IdParams } from '../../http/schemas.ts';
+import { arrayOrEnvelope } from '../../http/paging.ts';
+import { pageOf } from '../../lib/paging.ts';
+import { IdParams } from '../../lib/schemas.ts';
 import { CreateUserBody, RoleUserParams, RoleUsersParams, UpdateUserBody, User, UserList, UserListQuery } from './users.schemas.ts';
 import { UsersService } from './users.service.ts';
 
@@ -16,7 +18,11 @@ export default async function usersRoutes(app: App, { database, config }: Deps) 
       querystring: UserListQuery,
       response: { 200: UserList },
     },
-  }, async (req) => service.list(req.auth.organizationId, req.query, config.listDefaultCap));
+  }, async (req) => {
+    const page = pageOf(req.query, config.listDefaultCap);
+    const { items, total } = await service.list(req.auth.organizationId, req.query, page);
+    return arrayOrEnvelope('users', items, page, total);
+  });
 
   app.get('/v1/users/:id', {
     schema: { tags, summary: 'Get a user', params: IdParams, response: { 200: User } },
@@ -31,7 +37,11 @@ export default async function usersRoutes(app: App, { database, config }: Deps) 
       querystring: UserListQuery,
       response: { 200: UserList },
     },
-  }, async (req) => service.list(req.auth.organizationId, req.query, config.listDefaultCap, req.params.role_id));
+  }, async (req) => {
+    const page = pageOf(req.query, config.listDefaultCap);
+    const { items, total } = await service.list(req.auth.organizationId, req.query, page, req.params.role_id);
+    return arrayOrEnvelope('users', items, page, total);
+  });
 
   app.get('/v1/roles/:role_id/users/:id', {
     schema: { tags, summary: 'Get a user having the role', params: RoleUserParams, response: { 200: User } },

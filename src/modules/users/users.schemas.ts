@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { PagingQuery, Summary } from '../../http/paging.ts';
-import { Timestamps } from '../../http/schemas.ts';
+import { PagingQuery, Summary } from '../../lib/schemas.ts';
+import { Timestamps } from '../../lib/schemas.ts';
 
 export const NAME_MAX = 255;
 export const EMAIL_MAX = 254;

@@ -1,8 +1,8 @@
 import type { Kysely, Updateable } from 'kysely';
 import type { DB, UsersTable } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
-import { AppError, invalidField, notFound } from '../../http/errors.ts';
-import { pageOf, arrayOrEnvelope } from '../../http/paging.ts';
+import { AppError, invalidField, notFound } from '../../lib/errors.ts';
+import type { Listing, Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { reserveAllotment } from '../allotments/allotments.service.ts';
 import { isRole, outranksOrEquals, RoleIds, roleById, type Role } from '../roles/permissions.ts';
@@ -49,20 +49,19 @@ export class UsersService {
   }
 
   /** Users by id: a bare array without per_page, {users, summary} with it. `roleId` narrows to one role. */
-  async list(organizationId: number, query: UserListQuery, cap: number, roleId?: number) {
+  async list(organizationId: number, query: UserListQuery, page: Page, roleId?: number): Promise<Listing<User>> {
     let role: Role | undefined;
     if (roleId !== undefined) {
       role = roleById(roleId);
       if (!role) throw notFound('role', roleId);
     }
     const filter = { role, query: query.query };
-    const page = pageOf(query, cap);
     const [rows, total] = await Promise.all([
       this.repo.list(organizationId, filter, { limit: page.limit, offset: page.offset }),
-      page.paged ? this.repo.count(organizationId, filter) : Promise.resolve(-1),
+      page.paged ? this.repo.count(organizationId, filter) : Promise.resolve(null),
     ]);
     const users = rows.map(toUser);
-    return arrayOrEnvelope('users', users, page, total);
+    return { items: users, total: total ?? users.length };
   }
 
   /** One user; with `roleId`, only when the user has that role. */

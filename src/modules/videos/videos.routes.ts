@@ -1,7 +1,9 @@
 import { Type } from 'typebox';
 import type { App, Deps } from '../../http/context.ts';
-import { Summary } from '../../http/paging.ts';
-import { IdParams } from '../../http/schemas.ts';
+import { arrayOrEnvelope } from '../../http/paging.ts';
+import { pageOf } from '../../lib/paging.ts';
+import { Summary } from '../../lib/schemas.ts';
+import { IdParams } from '../../lib/schemas.ts';
 import { createMedia } from '../../media/media.ts';
 import {
   CreateVideoBody,
@@ -37,7 +39,12 @@ export default async function videosRoutes(app: App, { database, config }: Deps)
       querystring: VideoListQuery,
       response: { 200: Type.Union([Type.Array(Video), Type.Object({ videos: Type.Array(Video), summary: Summary })]) },
     },
-  }, async (req) => videos.list(req.auth.organizationId, req.query, config.listDefaultCap));
+  }, async (req) => {
+    const page = pageOf(req.query, config.listDefaultCap);
+    const { items, total } = await videos.list(req.auth.organizationId, req.query, page);
+    // Without per_page the reference answers a bare array; with it, the envelope.
+    return arrayOrEnvelope('videos', items, page, total);
+  });
 
   app.get('/v1/videos/:id', {
     schema: { tags, summary: 'Get a video', params: IdParams, response: { 200: Video } },

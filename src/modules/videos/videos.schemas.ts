@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { PagingQuery } from '../../http/paging.ts';
-import { HttpUrl, Nullable, Timestamps } from '../../http/schemas.ts';
+import { PagingQuery } from '../../lib/schemas.ts';
+import { HttpUrl, Nullable, Timestamps } from '../../lib/schemas.ts';
 
 export const Video = Type.Object({
   id: Type.Integer(),

@@ -1,7 +1,7 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { DB, VideosTable } from '../../db/schema.ts';
-import { notFound } from '../../http/errors.ts';
-import { pageOf, arrayOrEnvelope } from '../../http/paging.ts';
+import { notFound } from '../../lib/errors.ts';
+import type { Listing, Page } from '../../lib/paging.ts';
 import type { FileStore } from '../../media/file-store.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { newUuid } from '../../lib/tokens.ts';
@@ -99,15 +99,13 @@ export class VideosService {
     return toVideo(row);
   }
 
-  async list(organizationId: number, query: { per_page?: number; page?: number; query?: string }, cap: number) {
-    const page = pageOf(query, cap);
+  async list(organizationId: number, query: { query?: string }, page: Page): Promise<Listing<Video>> {
     const [rows, total] = await Promise.all([
       this.videos.list(organizationId, { limit: page.limit, offset: page.offset, query: query.query }),
-      page.paged ? this.videos.count(organizationId, query.query) : Promise.resolve(-1),
+      page.paged ? this.videos.count(organizationId, query.query) : Promise.resolve(null),
     ]);
     const items = rows.map(toVideo);
-    // Without per_page the reference answers a bare array; with it, the envelope.
-    return arrayOrEnvelope('videos', items, page, total);
+    return { items, total: total ?? items.length };
   }
 
   async update(organizationId: number, id: number, body: UpdateVideoBody): Promise<Video> {

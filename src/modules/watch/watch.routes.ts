@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, Deps } from '../../http/context.ts';
-import { AppError, notFound } from '../../http/errors.ts';
+import { AppError, notFound } from '../../lib/errors.ts';
 import { renderPage, renderRefusal } from '../../web/pages.ts';
 import { AccessCodeBody, AnalyticsBeacon, AssetParams, Oembed, OembedQuery, PageParams } from './watch.schemas.ts';
 import { WindowCounter } from '../../lib/window-counter.ts';

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { sameSecret } from '../../lib/constant-time.ts';
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
-import { invalidField } from '../../http/errors.ts';
+import { invalidField } from '../../lib/errors.ts';
 import type { Database } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { parseStringList } from '../../lib/json-list.ts';
@@ -357,8 +357,7 @@ export class WatchService {
     const { urls } = await this.videoMedia.files(org, videoId);
     const order = player.default_hd ? (['hd', 'sd'] as const) : (['sd', 'hd'] as const);
     const sources = order.flatMap((quality) => (urls[quality] ? [{ src: urls[quality]!, type: 'video/mp4', quality }] : []));
-    const published = await this.captions.list(org, videoId, { status: ['published'] }, 200);
-    const captions = (Array.isArray(published) ? published : published.captions)
+    const captions = (await this.captions.published(org, videoId))
       .filter((c) => c.vtt_url)
       .map((c) => ({ src: c.vtt_url!, srclang: c.language, label: c.localized_language_name || c.formatted_language_name || c.language, default: c.is_default }));
     return { state: sources.length > 0 ? 'ready' : 'unavailable', sources, captions };

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { HttpUrl } from '../../http/schemas.ts';
+import { HttpUrl } from '../../lib/schemas.ts';
 
 export const ANALYTICS_EVENTS = ['view', 'identified_view', 'attention_span'] as const;
 export const PLAYER_EVENTS = ['videofacade_create', 'videofacade_update', 'videofacade_destroy', 'playlist_create', 'playlist_update', 'playlist_destroy'] as const;

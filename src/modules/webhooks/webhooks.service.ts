@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { invalidField, notFound } from '../../http/errors.ts';
+import { invalidField, notFound } from '../../lib/errors.ts';
 import { enqueue, WEBHOOK_DELIVERY_ATTEMPTS } from '../../jobs/queue.ts';
 import { parseStringList } from '../../lib/json-list.ts';
 import { assertOwnOrganization } from '../organizations/own-organization.ts';

@@ -1,24 +1,106 @@
+// @ts-check
 /*
  * The Reelbase player of the watch and embed pages: chapters played in order, call-to-actions and
  * other events shown at their second (postrolls when a chapter ends), the email gate, and the
  * player's settings. Event HTML is the organization's own markup: it is shown in a sandboxed frame
  * (an opaque origin: it can reach neither this page nor its storage), which talks back only by
  * postMessage. The page works without this script too: the first chapter's video is in the HTML.
+ *
+ * Type-checked through JSDoc (npx tsc -p tsconfig.assets.json); the globals it expects are in
+ * types/web-assets.d.ts. Only comments carry the types: the file is served as it is.
  */
+
+/**
+ * The page's data: the JSON of <script id="reelbase-config">, written by configScript() in
+ * src/web/pages.ts from the PageView of src/modules/watch/watch.service.ts. Keep the two in step.
+ * @typedef {object} PlayerConfig
+ * @property {'watch' | 'embed'} kind
+ * @property {string} uuid The player's UUID.
+ * @property {string} nonce The page's CSP nonce: for the event frames' script and for hls.js.
+ * @property {PlayerSettings} settings
+ * @property {PlayerChapter[]} chapters In play order.
+ */
+/**
+ * PageView['settings'].
+ * @typedef {object} PlayerSettings
+ * @property {boolean} autoplay
+ * @property {boolean} mute_onload
+ * @property {boolean} play_button
+ * @property {boolean} splash_screen_fade
+ * @property {boolean} playlist_always_open
+ * @property {boolean} default_hd
+ * @property {string} color
+ * @property {string | null} playlist_color
+ * @property {string | null} redirect_url
+ * @property {boolean} redirect_whole_page
+ */
+/**
+ * PageChapter.
+ * @typedef {object} PlayerChapter
+ * @property {number} position
+ * @property {string} name
+ * @property {string | null} description
+ * @property {'ready' | 'live' | 'processing' | 'unavailable'} state ready: sources play; live: the
+ *   broadcast over HLS; processing / unavailable: nothing to play yet.
+ * @property {Array<{ src: string, type: string, quality: string }>} sources
+ * @property {Array<{ src: string, srclang: string, label: string, default: boolean }>} captions
+ * @property {PlayerEvent[]} events
+ */
+/**
+ * PageEvent.
+ * @typedef {object} PlayerEvent
+ * @property {number} id
+ * @property {EventType} event_type
+ * @property {number} second -1: after the chapter ends (postroll).
+ * @property {number | null} duration
+ * @property {boolean} auto_close
+ * @property {boolean} closeable
+ * @property {boolean} fullscreen
+ * @property {number | null} width
+ * @property {string | null} html
+ * @property {string | null} background_color
+ */
+/**
+ * EVENT_TYPES of src/modules/events/events.schemas.ts (PageEvent types it as any string).
+ * @typedef {'simple_post_roll' | 'simple_overlay' | 'simple_email' | 'fullscreen' | 'annotation' | 'marketo_form' | 'sharing_page_action' | 'vy_free_post_roll' | 'vy_free_on_pause'} EventType
+ */
+/**
+ * An event on screen: its box in .rb-overlays and the sandboxed frame in it.
+ * @typedef {{ event: PlayerEvent, box: HTMLDivElement, frame: HTMLIFrameElement }} ShownEvent
+ */
+/**
+ * A report to POST /watch/:uuid/analytics: AnalyticsBeacon of src/modules/watch/watch.schemas.ts.
+ * report() adds player_load_id, visitor_uuid and chapter.
+ * @typedef {object} AnalyticsReport
+ * @property {'view' | 'identified_view' | 'attention_span'} type
+ * @property {WatchedPercent} [percent_watched]
+ * @property {string} [email]
+ * @property {number[]} [buckets]
+ * @property {string} [embed_url]
+ * @property {string} [player_load_id]
+ * @property {string} [visitor_uuid]
+ * @property {number} [chapter]
+ */
+/** @typedef {0 | 25 | 50 | 75 | 100} WatchedPercent */
+
 (function () {
   'use strict';
   var configElement = document.getElementById('reelbase-config');
   var root = document.querySelector('[data-reelbase-player]');
   if (!configElement || !root) return;
-  var config = JSON.parse(configElement.textContent);
+  var config = /** @type {PlayerConfig} */ (JSON.parse(configElement.textContent));
   var settings = config.settings;
-  var video = root.querySelector('video');
-  var overlays = root.querySelector('.rb-overlays');
-  var stateElement = root.querySelector('.rb-state');
-  var chapterButtons = Array.prototype.slice.call(document.querySelectorAll('.rb-chapters [data-chapter]'));
+  // The player markup (playerMarkup() in src/web/pages.ts) always has these three.
+  var video = /** @type {HTMLVideoElement} */ (root.querySelector('video'));
+  var overlays = /** @type {HTMLElement} */ (root.querySelector('.rb-overlays'));
+  var stateElement = /** @type {HTMLElement} */ (root.querySelector('.rb-state'));
+  var chapterButtons = /** @type {Element[]} */ (Array.prototype.slice.call(document.querySelectorAll('.rb-chapters [data-chapter]')));
   var current = 0;
+  /** @type {Record<string, ShownEvent>} by event id */
   var shown = {};
+  /** @type {Record<string, boolean>} by event id */
   var dismissed = {};
+  /** @type {number | null} the id of the email gate on screen */
   var gateOpen = null;
   var advanceWhenClear = false;
   var GATE_KEY = 'reelbase-email:' + config.uuid;
@@ -40,8 +122,10 @@
   var loadId = newId();
   var visitor = visitorId();
   var pageUrl = config.kind === 'embed' && document.referrer ? document.referrer : window.location.href;
+  /** @type {Partial<Record<WatchedPercent, boolean>>} */
   var viewed = {};
 
+  /** @param {AnalyticsReport} body */
   function report(body) {
     body.player_load_id = loadId;
     body.visitor_uuid = visitor;
@@ -61,9 +145,11 @@
     }
   }
 
+  /** @param {WatchedPercent} percent */
   function reportView(percent) {
     if (viewed[percent]) return;
     viewed[percent] = true;
+    /** @type {AnalyticsReport} */
     var body = { type: 'view', percent_watched: percent };
     if (/^https?:\/\//i.test(pageUrl)) body.embed_url = pageUrl.slice(0, 2048);
     report(body);
@@ -73,9 +159,15 @@
   // left. Everything played since the last reading counts, so sparse timeupdates miss nothing; a jump
   // (a seek) starts a new stretch.
   var BUCKETS = 20;
+  /** @type {number[] | null} */
   var buckets = null;
   var lastBucket = -1;
+  /** @type {number | null} */
   var lastTime = null;
+  /**
+   * @param {number} t
+   * @param {number} duration
+   */
   function bucketOf(t, duration) {
     return Math.min(BUCKETS - 1, Math.floor((t / duration) * BUCKETS));
   }
@@ -108,11 +200,13 @@
     live: 'This live broadcast cannot be played in this browser.',
   };
 
+  /** @param {string} text */
   function setState(text) {
     stateElement.textContent = text || '';
     stateElement.hidden = !text;
   }
 
+  /** @param {string} key */
   function remembered(key) {
     try {
       return window.sessionStorage.getItem(key);
@@ -121,6 +215,10 @@
     }
   }
 
+  /**
+   * @param {string} key
+   * @param {string} value
+   */
   function remember(key, value) {
     try {
       window.sessionStorage.setItem(key, value);
@@ -154,8 +252,9 @@
     "function size(){post({type:'size',height:document.documentElement.scrollHeight});}" +
     "window.addEventListener('load',size);size();})();";
 
+  /** @param {PlayerEvent} event */
   function frameDocument(event) {
-    var background = /^#?[0-9a-f]{3,8}$/i.test(event.background_color || '') ? event.background_color.replace(/^#?/, '#') : '#fff';
+    var background = /^#?[0-9a-f]{3,8}$/i.test(event.background_color || '') ? /** @type {string} */ (event.background_color).replace(/^#?/, '#') : '#fff';
     return (
       '<!doctype html><html><head><meta charset="utf-8"><base target="_blank">' +
       '<style>html,body{margin:0}body{padding:12px;font:14px/1.4 system-ui,sans-serif;background:' + background + '}</style>' +
@@ -164,10 +263,12 @@
     );
   }
 
+  /** @param {PlayerEvent} event */
   function covers(event) {
     return event.fullscreen || event.event_type === 'simple_email' || event.event_type === 'fullscreen';
   }
 
+  /** @param {PlayerEvent} event */
   function show(event) {
     if (shown[event.id]) return;
     if (event.event_type === 'simple_email' && remembered(GATE_KEY)) {
@@ -206,10 +307,12 @@
     }
   }
 
+  /** @param {number} id */
   function hide(id) {
     var entry = shown[id];
     if (!entry) return;
-    entry.box.parentNode.removeChild(entry.box);
+    // Boxes stay in .rb-overlays for as long as they are in `shown`.
+    /** @type {ParentNode} */ (entry.box.parentNode).removeChild(entry.box);
     delete shown[id];
     if (gateOpen === id) gateOpen = null;
     if (advanceWhenClear && Object.keys(shown).length === 0) {
@@ -218,6 +321,7 @@
     }
   }
 
+  /** @param {number} id */
   function dismiss(id) {
     dismissed[id] = true;
     var wasGate = gateOpen === id;
@@ -229,7 +333,7 @@
     advanceWhenClear = false;
     Object.keys(shown).forEach(function (id) {
       var entry = shown[id];
-      entry.box.parentNode.removeChild(entry.box);
+      /** @type {ParentNode} */ (entry.box.parentNode).removeChild(entry.box);
     });
     shown = {};
     gateOpen = null;
@@ -248,12 +352,16 @@
       } else if (message.type === 'email' && entry.event.event_type === 'simple_email' && typeof message.email === 'string') {
         remember(GATE_KEY, message.email);
         report({ type: 'identified_view', email: message.email.slice(0, 254) });
-        root.dispatchEvent(new CustomEvent('reelbase:email', { detail: { email: message.email }, bubbles: true }));
+        /** @type {Element} */ (root).dispatchEvent(new CustomEvent('reelbase:email', { detail: { email: message.email }, bubbles: true }));
         dismiss(entry.event.id);
       }
     });
   });
 
+  /**
+   * @param {number} index
+   * @param {boolean} autoplay
+   */
   function load(index, autoplay) {
     flushAttention();
     viewed = {};
@@ -271,7 +379,7 @@
     while (video.firstChild) video.removeChild(video.firstChild);
     video.removeAttribute('src');
     if (!chapter || (chapter.state !== 'ready' && chapter.state !== 'live')) {
-      setState(chapter ? MESSAGES[chapter.state] : 'This player has no videos yet.');
+      setState(chapter ? MESSAGES[/** @type {'processing' | 'unavailable'} */ (chapter.state)] : 'This player has no videos yet.');
       video.load();
       return;
     }
@@ -301,7 +409,12 @@
   }
 
   // Browsers without HLS of their own (Firefox) play a broadcast through hls.js, loaded only then.
+  /** @type {import('hls.js').default | null} */
   var hls = null;
+  /**
+   * @param {string} src
+   * @param {boolean} autoplay
+   */
   function playWithHlsJs(src, autoplay) {
     function start() {
       if (!window.Hls || !window.Hls.isSupported()) return setState(MESSAGES.live);
@@ -331,7 +444,8 @@
     var target = settings.redirect_url;
     if (!target || !/^https?:\/\//i.test(target)) return;
     try {
-      (settings.redirect_whole_page ? window.top : window).location.href = target;
+      // window.top is null only in a detached frame: then this throws, as the catch expects.
+      /** @type {Window} */ (settings.redirect_whole_page ? window.top : window).location.href = target;
     } catch (e) {
       window.location.href = target;
     }
@@ -349,7 +463,7 @@
     if (!video.paused) {
       trackAttention();
       var percent = video.duration ? (t / video.duration) * 100 : 0;
-      [25, 50, 75].forEach(function (p) {
+      /** @type {WatchedPercent[]} */ ([25, 50, 75]).forEach(function (p) {
         if (percent >= p) reportView(p);
       });
     }
