@@ -29,11 +29,10 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import { LiveIngest } from '../src/live/ingest.ts';
+import { createContainer } from '../src/container.ts';
 import { parseMediaPlaylist } from '../src/live/hls-playlist.ts';
 import { buildRecording } from '../src/live/recording.ts';
-import { LiveService } from '../src/modules/live/live.service.ts';
-import { OrganizationsService } from '../src/modules/organizations/organizations.service.ts';
+import { LiveIngest } from '../src/modules/live/live-ingest.ts';
 
 const self = fileURLToPath(import.meta.url);
 const SEGMENTS = (process.env.LIVE_BENCH_SEGMENTS ?? '1,4').split(',').map(Number).filter((n) => [1, 4, 10].includes(n));
@@ -117,12 +116,13 @@ async function benchOne(segmentLength: number): Promise<LiveBenchSegmentResult> 
   });
   const database = openDatabase({ sqlitePath: path.join(dataDir, 'bench.sqlite') });
   await migrateToLatest(database.db);
-  const app = await buildApp({ config, database });
-  const ingest = new LiveIngest(config, database);
+  const container = createContainer({ config, database });
+  const app = await buildApp({ config, database, container });
+  const ingest = new LiveIngest(config, container.services.liveState);
   await ingest.start();
   try {
-    const { organization } = await new OrganizationsService(database.db).createWithOwner('Live bench');
-    const service = new LiveService(database.db, config);
+    const { organization } = await container.services.organizations.createWithOwner('Live bench');
+    const service = container.services.live;
     const auth = { tokenId: 0, organizationId: organization.id, userId: null, role: 'owner' as const };
     const { stream_instance_id: id } = await service.create(auth, organization.id, {
       video_options: { video_name: 'bench', description: '', stream_tags: [], segment_length: segmentLength as 1 | 4 | 10, dvr_enabled: true, disable_notifications: true },

@@ -32,12 +32,12 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import { jobHandlers } from '../src/jobs/handlers.ts';
+import { createContainer } from '../src/container.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { createMedia } from '../src/media/media.ts';
 import { probe } from '../src/media/ffmpeg.ts';
 import { transcodeCommands } from '../src/media/pipeline.ts';
-import { OrganizationsService } from '../src/modules/organizations/organizations.service.ts';
+import { jobHandlers } from '../src/modules/job-handlers.ts';
 
 const run = promisify(execFile);
 const self = fileURLToPath(import.meta.url);
@@ -105,9 +105,10 @@ async function pipelineOnce(clip: string, dataDir: string): Promise<{ ms: number
   const config = configFor(dataDir, { UPLOAD_ALLOWED_HOSTS: `127.0.0.1:${origin.port}` });
   const database = openDatabase({ sqlitePath: path.join(dataDir, 'bench.sqlite') });
   await migrateToLatest(database.db);
-  const app = await buildApp({ config, database });
-  const { token } = await new OrganizationsService(database.db).createWithOwner('Bench');
-  const runner = new JobRunner(database.db, { handlers: jobHandlers({ config, database }), pollMs: 20 });
+  const container = createContainer({ config, database });
+  const app = await buildApp({ config, database, container });
+  const { token } = await container.services.organizations.createWithOwner('Bench');
+  const runner = new JobRunner(database.db, { handlers: jobHandlers(container), pollMs: 20 });
   runner.start();
   try {
     const start = performance.now();

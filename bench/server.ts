@@ -12,7 +12,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import { OrganizationsService } from '../src/modules/organizations/organizations.service.ts';
+import { createContainer } from '../src/container.ts';
 import { ensureSigningSecret, tuneRuntime } from '../src/runtime.ts';
 
 async function main() {
@@ -25,8 +25,9 @@ async function main() {
     ? openDatabase({ url: config.databaseUrl, pgSchema: process.env.BENCH_PG_SCHEMA, poolSize: 10 })
     : openDatabase({ sqlitePath: path.join(config.dataDir, 'reelbase.sqlite') });
   await migrateToLatest(database.db);
-  const { token } = await new OrganizationsService(database.db).createWithOwner('Bench');
-  const app = await buildApp({ config, database });
+  const container = createContainer({ config, database });
+  const { token } = await container.services.organizations.createWithOwner('Bench');
+  const app = await buildApp({ config, database, container });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   process.stdout.write(`${JSON.stringify({ port, token })}\n`);

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
+import { createContainer, type Container } from './container.ts';
 import type { Database } from './db/database.ts';
 import type { App } from './http/context.ts';
 import { registerAuth } from './http/auth.ts';
@@ -17,8 +18,6 @@ import { dashboardModules } from './modules/index.ts';
 import mediaFilesRoutes from './modules/media-files/media-files.routes.ts';
 import livePlaybackRoutes from './modules/live/live-playback.routes.ts';
 import { oembedRoutes, watchPageRoutes } from './modules/watch/watch.routes.ts';
-import { IdempotencyService } from './modules/idempotency/idempotency.service.ts';
-import { TokensService } from './modules/tokens/tokens.service.ts';
 
 function markDeprecated(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) {
   reply.header('deprecation', 'true');
@@ -28,12 +27,15 @@ function markDeprecated(_request: FastifyRequest, reply: FastifyReply, payload: 
 export interface AppDeps {
   config: Config;
   database: Database;
+  /** The composition root to serve from; made from config and database when not given. */
+  container?: Container;
   /** Where the request log goes (default stdout); tests capture it to check what is logged. */
   logStream?: { write(line: string): void };
 }
 
 /** The whole HTTP app, without listening: tests inject into it, server.ts listens. */
-export async function buildApp({ config, database, logStream }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, database, logStream, container = createContainer({ config, database }) }: AppDeps): Promise<FastifyInstance> {
+  const { services } = container;
   const app = Fastify({
     logger: loggerOptions(config.logLevel, logStream),
     bodyLimit: config.bodyLimit,
@@ -54,11 +56,12 @@ export async function buildApp({ config, database, logStream }: AppDeps): Promis
   addRouteStep(app, () => (request, reply) => void reply.header('x-request-id', request.id));
   registerRequestParsing(app);
   registerNegotiation(app);
-  registerAuth(app, new TokensService(database.db));
-  registerIdempotency(app, new IdempotencyService(database.db));
+  registerAuth(app, services.tokens);
+  registerIdempotency(app, services.idempotency);
   await registerOpenApi(app);
 
-  const deps = { config, database };
+  const deps = { config, services };
+  app.addHook('onClose', () => container.mailer.close());
   await app.register(
     async (dashboard) => {
       for (const mod of dashboardModules) await mod(dashboard as App, deps);

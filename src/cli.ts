@@ -1,12 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { loadConfig } from './config.ts';
 import { openAndMigrate } from './runtime.ts';
+import { createContainer, type Services } from './container.ts';
+import { AppError } from './lib/errors.ts';
 import { isRole, Roles } from './modules/roles/permissions.ts';
-import { OrganizationsService } from './modules/organizations/organizations.service.ts';
-import { TokensService } from './modules/tokens/tokens.service.ts';
-import type { Database } from './db/database.ts';
-import { UsersRepository } from './modules/users/users.repository.ts';
-import { AllotmentsService, isAllotmentType } from './modules/allotments/allotments.service.ts';
+import { isAllotmentType } from './modules/allotments/allotments.service.ts';
 import { AllotmentTypes, MAX_LIMIT } from './modules/allotments/allotments.schemas.ts';
 
 /** Admin CLI. The last line of stdout is always one JSON object, so scripts can `tail -n 1`. */
@@ -18,11 +16,14 @@ function parseId(value: string, flag: string): number {
   return Number(value);
 }
 
-async function withDatabase<T>(fn: (database: Database) => Promise<T>): Promise<T> {
-  const database = await openAndMigrate(loadConfig());
+async function withServices<T>(fn: (services: Services) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const database = await openAndMigrate(config);
+  const container = createContainer({ config, database });
   try {
-    return await fn(database);
+    return await fn(container.services);
   } finally {
+    await container.mailer.close();
     await database.destroy();
   }
 }
@@ -36,7 +37,7 @@ program
   .command('migrate')
   .description('apply database migrations')
   .action(() =>
-    withDatabase(async () => {
+    withServices(async () => {
       out({ migrated: true });
     }),
   );
@@ -48,10 +49,10 @@ org
   .requiredOption('--name <name>', 'organization name')
   .option('--parent <id>', 'parent organization id')
   .action((opts: { name: string; parent?: string }) =>
-    withDatabase(async ({ db }) => {
+    withServices(async ({ organizations }) => {
       const parent = opts.parent === undefined ? null : Number.parseInt(opts.parent, 10);
       if (parent !== null && !Number.isInteger(parent)) throw new Error('--parent must be an integer');
-      const { organization, token } = await new OrganizationsService(db).createWithOwner(opts.name, parent);
+      const { organization, token } = await organizations.createWithOwner(opts.name, parent);
       out({ organization_id: organization.id, auth_token: token });
     }),
   );
@@ -80,8 +81,8 @@ org
       grace_limit: count(opts.grace, '--grace'),
       enforced: opts.enforced === undefined ? undefined : opts.enforced === 'true',
     };
-    await withDatabase(async ({ db }) => {
-      const usage = await new AllotmentsService(db).setLimits(orgId, type, change);
+    await withServices(async ({ allotments }) => {
+      const usage = await allotments.setLimits(orgId, type, change);
       out({ organization_id: orgId, type, ...usage });
     });
   });
@@ -99,17 +100,20 @@ token
     const userId = opts.user === undefined ? null : parseId(opts.user, '--user');
     const role = opts.role;
     if (role !== undefined ? !isRole(role) : userId === null) throw new Error(`--role must be one of ${Roles.join(', ')}`);
-    await withDatabase(async ({ db }) => {
-      if (!(await new OrganizationsService(db).findById(orgId))) throw new Error(`no organization ${orgId}`);
+    await withServices(async ({ organizations, tokens, users }) => {
+      if (!(await organizations.findById(orgId))) throw new Error(`no organization ${orgId}`);
       if (userId === null) {
         if (!isRole(role)) throw new Error(`--role must be one of ${Roles.join(', ')}`);
-        out({ auth_token: await new TokensService(db).issue(orgId, role, role) });
+        out({ auth_token: await tokens.issue(orgId, role, role) });
         return;
       }
-      const user = await new UsersRepository(db).find(orgId, userId);
+      const user = await users.get(orgId, userId).catch((err: unknown) => {
+        if (err instanceof AppError && err.code === 'not_found') return null;
+        throw err;
+      });
       if (!user || !isRole(user.role)) throw new Error(`no user ${userId} in organization ${orgId}`);
       if (role !== undefined && role !== user.role) throw new Error(`--role ${role} is not the role of user ${userId} (${user.role})`);
-      out({ auth_token: await new TokensService(db).issue(orgId, user.role, `user ${userId}`, userId), user_id: userId, role: user.role });
+      out({ auth_token: await tokens.issue(orgId, user.role, `user ${userId}`, userId), user_id: userId, role: user.role });
     });
   });
 

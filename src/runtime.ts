@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { OrganizationsService } from './modules/organizations/organizations.service.ts';
+import type { OrganizationsService } from './modules/organizations/organizations.service.ts';
 import v8 from 'node:v8';
 
 /** Opens the configured database (PostgreSQL when DATABASE_URL is set, else SQLite under DATA_DIR). */
@@ -35,8 +35,8 @@ export async function openAndMigrate(config: Config): Promise<Database> {
 }
 
 /** First start on an empty database: organization "Default" and its owner token in DATA_DIR/owner-token. */
-export async function bootstrapOwner(config: Config, database: Database): Promise<string | null> {
-  const created = await new OrganizationsService(database.db).bootstrapIfEmpty();
+export async function bootstrapOwner(config: Config, organizations: OrganizationsService): Promise<string | null> {
+  const created = await organizations.bootstrapIfEmpty();
   if (!created) return null;
   const file = path.join(config.dataDir, 'owner-token');
   fs.writeFileSync(file, `${created.token}\n`, { mode: 0o600 });

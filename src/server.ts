@@ -1,9 +1,10 @@
 import pino from 'pino';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { jobHandlers } from './jobs/handlers.ts';
+import { createContainer } from './container.ts';
 import { JobRunner } from './jobs/runner.ts';
-import { LiveIngest } from './live/ingest.ts';
+import { jobHandlers } from './modules/job-handlers.ts';
+import { LiveIngest } from './modules/live/live-ingest.ts';
 import { bootstrapOwner, openAndMigrate, tuneRuntime } from './runtime.ts';
 
 /** Entry point: ROLE=api serves HTTP, ROLE=worker runs jobs, ROLE=all (default) does both. */
@@ -11,21 +12,22 @@ async function main() {
   tuneRuntime();
   const config = loadConfig();
   const database = await openAndMigrate(config);
-  const closers: Array<() => Promise<void>> = [];
+  const container = createContainer({ config, database });
+  const closers: Array<() => Promise<void>> = [() => container.mailer.close()];
 
   if (config.role !== 'worker') {
-    const token = await bootstrapOwner(config, database);
+    const token = await bootstrapOwner(config, container.services.organizations);
     if (token) {
       // Printed once, on the terminal that started the service; the request log never sees it.
       process.stdout.write(`\nReelbase created organization "Default".\nOwner token (also in ${config.dataDir}/owner-token): ${token}\n\n`);
     }
-    const app = await buildApp({ config, database });
+    const app = await buildApp({ config, database, container });
     await app.listen({ host: config.host, port: config.port });
     closers.push(() => app.close());
     if (config.live.rtmpPort > 0) {
       // The RTMP ingest of live streams runs with the API (docs/live.md); closed first on shutdown.
       const log = pino({ level: config.logLevel });
-      const ingest = new LiveIngest(config, database, log);
+      const ingest = new LiveIngest(config, container.services.liveState, log);
       try {
         await ingest.start();
         closers.unshift(() => ingest.stop());
@@ -40,7 +42,7 @@ async function main() {
 
   if (config.role !== 'api') {
     const log = pino({ level: config.logLevel });
-    const runner = new JobRunner(database.db, { handlers: jobHandlers({ config, database }), concurrency: config.workerConcurrency, log });
+    const runner = new JobRunner(database.db, { handlers: jobHandlers(container), concurrency: config.workerConcurrency, log });
     runner.start();
     closers.unshift(() => runner.stop());
   }

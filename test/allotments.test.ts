@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { createOrg, createPlayer, createUser, type OrgContext } from './helpers/factories.ts';
 import { openDatabase } from '../src/db/database.ts';
-import { UsersService } from '../src/modules/users/users.service.ts';
-import { TokensService } from '../src/modules/tokens/tokens.service.ts';
+import { loadConfig } from '../src/config.ts';
+import { createContainer } from '../src/container.ts';
 
 const P = '/dashboard/v1';
 const USAGE_KEYS = ['current_usage', 'enforced', 'grace_limit', 'limit'];
@@ -223,11 +223,12 @@ describe('admin CLI: org limits and token create --user (SQLite)', () => {
     const orgId = created.last.organization_id;
     const database = openDatabase({ sqlitePath: path.join(dir, 'reelbase.sqlite') });
     try {
-      const user = await new UsersService(database.db).create('owner', orgId, { email: 'cli@example.com', role_id: 3 });
+      const { services } = createContainer({ config: loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', SIGNING_SECRET: 'cli-test-signing-secret-0123' }), database });
+      const user = await services.users.create('owner', orgId, { email: 'cli@example.com', role_id: 3 });
       const minted = await cli('token', 'create', '--org', String(orgId), '--user', String(user.id));
       expect(minted.code).toBe(0);
       expect(minted.last).toMatchObject({ user_id: user.id, role: 'editor' });
-      const auth = await new TokensService(database.db).authenticate(minted.last.auth_token);
+      const auth = await services.tokens.authenticate(minted.last.auth_token);
       expect(auth).toMatchObject({ organizationId: orgId, userId: user.id, role: 'editor' });
       const [mismatch, stranger, plain, noRole] = await Promise.all([
         cli('token', 'create', '--org', String(orgId), '--user', String(user.id), '--role', 'owner'),

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { createOrg, unique, type OrgContext } from './helpers/factories.ts';
-import { jobHandlers } from '../src/jobs/handlers.ts';
+import { createContainer } from '../src/container.ts';
+import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
-import { CAPTION_FETCH_JOB } from '../src/modules/captions/captions.service.ts';
 
 const P = '/dashboard/v1';
 
@@ -45,7 +45,7 @@ describe.each(dialects)('captions on %s', (dialect) => {
 
   const drain = () =>
     new JobRunner(t.database.db, {
-      handlers: { [CAPTION_FETCH_JOB]: jobHandlers({ config: t.config, database: t.database })[CAPTION_FETCH_JOB] },
+      handlers: { ['caption.fetch']: jobHandlers(createContainer({ config: t.config, database: t.database }))['caption.fetch'] },
       backoff: () => 0,
     }).drain();
 

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobHandlers } from '../src/jobs/handlers.ts';
+import { createContainer } from '../src/container.ts';
+import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { createTestApp, dialects, type Client, type TestApp } from './helpers/harness.ts';
 import { createOrg, createUser, unique, userClient, type OrgContext } from './helpers/factories.ts';
@@ -20,7 +21,7 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
   let hookUrl: string;
   const received: { body: any; raw: string; headers: http.IncomingHttpHeaders }[] = [];
 
-  const drain = () => new JobRunner(t.database.db, { handlers: jobHandlers({ config: t.config, database: t.database }), backoff: () => 10 }).drain();
+  const drain = () => new JobRunner(t.database.db, { handlers: jobHandlers(createContainer({ config: t.config, database: t.database })), backoff: () => 10 }).drain();
   const file = async (api: Client, body: unknown) => {
     const res = await api.post(`${P}/gdpr_requests`, body);
     expect(res.status, res.raw).toBe(202);

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { client, createTestApp, dialects, type Client, type TestApp } from './helpers/harness.ts';
 import { createOrg, type OrgContext } from './helpers/factories.ts';
-import { IpRangesService } from '../src/modules/ip-ranges/ip-ranges.service.ts';
 
 const P = '/dashboard/v1';
 const FIELDS = ['created_at', 'id', 'ip_range', 'name', 'organization_id', 'updated_at'];
@@ -169,7 +168,7 @@ describe.each(dialects)('blacklisted IP ranges on %s', (dialect) => {
 
   it('isBlocked: one indexed query over IPv4, IPv6 and IPv4-mapped addresses, per organization', async () => {
     const o = await createOrg(t);
-    const service = new IpRangesService(t.database.db);
+    const service = t.services.ipRanges;
     const add = async (ip_range: string) => expect((await o.api.post(`${P}/blacklisted_ip_ranges`, { ip_range })).status).toBe(201);
     expect(await service.isBlocked(o.organizationId, '10.1.2.3')).toBe(false);
     await add('10.0.0.0/8');

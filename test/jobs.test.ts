@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
-import { enqueue } from '../src/jobs/queue.ts';
+import { insertJob } from '../src/jobs/queue.ts';
 import { JobRunner, PermanentJobError } from '../src/jobs/runner.ts';
 import { JobsRepository } from '../src/jobs/jobs.repository.ts';
 import { openDatabase } from '../src/db/database.ts';
@@ -27,7 +27,7 @@ describe.each(dialects)('job queue on %s', (dialect) => {
 
   it('runs an enqueued job once, with its payload', async () => {
     const seen: unknown[] = [];
-    const id = await enqueue(t.database.db, 'test.echo', { n: 1 });
+    const id = await insertJob(t.database.db, 'test.echo', { n: 1 });
     await new JobRunner(t.database.db, { handlers: { 'test.echo': async (p) => void seen.push(p) } }).drain();
     expect(seen).toEqual([{ n: 1 }]);
     expect((await status(id)).status).toBe('done');
@@ -37,7 +37,7 @@ describe.each(dialects)('job queue on %s', (dialect) => {
     await t.database.db
       .transaction()
       .execute(async (trx) => {
-        await enqueue(trx, 'test.rollback', {});
+        await insertJob(trx, 'test.rollback', {});
         throw new Error('rollback');
       })
       .catch(() => {});
@@ -48,7 +48,7 @@ describe.each(dialects)('job queue on %s', (dialect) => {
 
   it('retries with backoff, recording attempts and the last error, then succeeds', async () => {
     let calls = 0;
-    const id = await enqueue(t.database.db, 'test.flaky', {}, { maxAttempts: 5 });
+    const id = await insertJob(t.database.db, 'test.flaky', {}, { maxAttempts: 5 });
     const runner = new JobRunner(t.database.db, {
       handlers: { 'test.flaky': async () => { if (++calls < 3) throw new Error(`boom ${calls}`); } },
       backoff: () => 30,
@@ -63,8 +63,8 @@ describe.each(dialects)('job queue on %s', (dialect) => {
   });
 
   it('fails a job after max_attempts, or at once on a permanent error', async () => {
-    const a = await enqueue(t.database.db, 'test.always', {}, { maxAttempts: 2 });
-    const b = await enqueue(t.database.db, 'test.permanent', {}, { maxAttempts: 5 });
+    const a = await insertJob(t.database.db, 'test.always', {}, { maxAttempts: 2 });
+    const b = await insertJob(t.database.db, 'test.permanent', {}, { maxAttempts: 5 });
     const runner = new JobRunner(t.database.db, {
       handlers: {
         'test.always': async () => { throw new Error('nope'); },
@@ -83,7 +83,7 @@ describe.each(dialects)('job queue on %s', (dialect) => {
   });
 
   it('takes over a job whose worker died (lease expired)', async () => {
-    const id = await enqueue(t.database.db, 'test.orphan', {});
+    const id = await insertJob(t.database.db, 'test.orphan', {});
     // A worker claims it and "crashes": never finishes, never renews.
     const dead = await new JobsRepository(t.database.db).claim('dead-worker', Date.now(), 50, ['test.orphan']);
     expect(dead?.id).toBe(id);
@@ -98,7 +98,7 @@ describe.each(dialects)('job queue on %s', (dialect) => {
   });
 
   it('releases a running job on graceful stop so that another worker takes it', async () => {
-    const id = await enqueue(t.database.db, 'test.slow', {});
+    const id = await insertJob(t.database.db, 'test.slow', {});
     const runner = new JobRunner(t.database.db, {
       handlers: {
         'test.slow': (_p, { signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
@@ -118,7 +118,7 @@ describe.each(dialects)('job queue on %s', (dialect) => {
 
   it.skipIf(dialect !== 'postgres')('never runs one job in two workers at once (two pools on one PostgreSQL)', async () => {
     const ids: number[] = [];
-    for (let i = 0; i < 30; i++) ids.push(await enqueue(t.database.db, 'test.exclusive', { i }));
+    for (let i = 0; i < 30; i++) ids.push(await insertJob(t.database.db, 'test.exclusive', { i }));
     const schema = (await t.database.db.selectNoFrom((eb) => eb.fn<string>('current_schema').as('s')).executeTakeFirstOrThrow()).s;
     const second = openDatabase({ url: process.env.TEST_DATABASE_URL!, pgSchema: schema, poolSize: 3 });
     const active = new Set<number>();

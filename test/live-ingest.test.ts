@@ -6,9 +6,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { createOrg, type OrgContext } from './helpers/factories.ts';
-import { jobHandlers } from '../src/jobs/handlers.ts';
+import { createContainer } from '../src/container.ts';
+import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
-import { LiveIngest } from '../src/live/ingest.ts';
+import { LiveIngest } from '../src/modules/live/live-ingest.ts';
 import { buildRecording } from '../src/live/recording.ts';
 import { readOutbox } from '../src/mail/outbox.ts';
 
@@ -112,9 +113,9 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
       LIVE_RECONNECT_WINDOW_SECONDS: '3',
       LIVE_HEALTH_INTERVAL_SECONDS: '1',
     });
-    ingest = new LiveIngest(t.config, t.database);
+    ingest = new LiveIngest(t.config, t.services.liveState);
     await ingest.start();
-    runner = new JobRunner(t.database.db, { handlers: jobHandlers({ config: t.config, database: t.database }), pollMs: 100 });
+    runner = new JobRunner(t.database.db, { handlers: jobHandlers(createContainer({ config: t.config, database: t.database })), pollMs: 100 });
     runner.start();
     org = await createOrg(t);
     const now = Math.floor(Date.now() / 1000);

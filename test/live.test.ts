@@ -156,8 +156,7 @@ describe.each(dialects)('live streams API on %s', (dialect) => {
       .values({ organization_id: org.organizationId, email: `maker-${dialect}@example.com`, role: 'editor', created_at: now, updated_at: now })
       .returning('id')
       .executeTakeFirstOrThrow();
-    const { TokensService } = await import('../src/modules/tokens/tokens.service.ts');
-    const token = await new TokensService(t.database.db).issue(org.organizationId, 'editor', 'maker', user.id);
+    const token = await t.services.tokens.issue(org.organizationId, 'editor', 'maker', user.id);
     const id = await create(client(t.app, token));
     expect((await org.api.get(`${live(org.organizationId)}/${id}`)).body.instance_details.email).toBe(`maker-${dialect}@example.com`);
   });

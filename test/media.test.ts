@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { jobHandlers } from '../src/jobs/handlers.ts';
+import { createContainer } from '../src/container.ts';
+import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { runningTools, toolEvents } from '../src/media/ffmpeg.ts';
 import { UrlSigner } from '../src/media/signed-urls.ts';
@@ -50,7 +51,7 @@ describe.each(dialects)('media processing on %s', (dialect) => {
   let runner: JobRunner;
   const src = (name: string) => `${origin.base}/files/${name}`;
 
-  const makeRunner = (config = t.config) => new JobRunner(t.database.db, { handlers: jobHandlers({ config, database: t.database }), backoff: () => 10, pollMs: 10 });
+  const makeRunner = (config = t.config) => new JobRunner(t.database.db, { handlers: jobHandlers(createContainer({ config, database: t.database })), backoff: () => 10, pollMs: 10 });
   const videoRow = (id: number) => t.database.db.selectFrom('videos').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const jobsOf = async (type: string, videoId: number) =>
     (await t.database.db.selectFrom('jobs').selectAll().where('type', '=', type).execute()).filter((j) => JSON.parse(j.payload).videoId === videoId);

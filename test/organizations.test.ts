@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { createOrg, type OrgContext } from './helpers/factories.ts';
 import { sql } from 'kysely';
-import { OrganizationsService } from '../src/modules/organizations/organizations.service.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import * as m0005 from '../src/db/migrations/0005_accounts_more.ts';
 
@@ -387,8 +386,8 @@ describe.each(dialects)('organizations and accounts on %s', (dialect) => {
       const count = async () => Number((await t.database.db.selectFrom('organizations').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
       const teams = async () => Number((await t.database.db.selectFrom('teams').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
       const [orgsBefore, teamsBefore] = [await count(), await teams()];
-      await expect(new OrganizationsService(t.database.db).createWithOwner('Orphan', 999999)).rejects.toMatchObject({ code: 'not_found' });
-      await expect(new OrganizationsService(t.database.db).createWithOwner('   ')).rejects.toMatchObject({ code: 'validation_failed' });
+      await expect(t.services.organizations.createWithOwner('Orphan', 999999)).rejects.toMatchObject({ code: 'not_found' });
+      await expect(t.services.organizations.createWithOwner('   ')).rejects.toMatchObject({ code: 'validation_failed' });
       expect(await count()).toBe(orgsBefore);
       expect(await teams()).toBe(teamsBefore);
     });

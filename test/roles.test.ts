@@ -33,7 +33,7 @@ async function writeRoutes(t: TestApp): Promise<WriteRoute[]> {
   });
   await collector.register(
     async (dashboard) => {
-      for (const mod of dashboardModules) await mod(dashboard as unknown as App, { config: t.config, database: t.database });
+      for (const mod of dashboardModules) await mod(dashboard as unknown as App, { config: t.config, services: t.services });
     },
     { prefix: '/dashboard' },
   );

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, dialects, type Client, type TestApp } from './helpers/harness.ts';
 import { createOrg, createPlayer, unique, type OrgContext } from './helpers/factories.ts';
 import { readOutbox } from '../src/mail/outbox.ts';
-import { TokensService } from '../src/modules/tokens/tokens.service.ts';
 import { throttleOf } from '../src/modules/stakeholder-emails/stakeholder-emails.service.ts';
-import { jobHandlers } from '../src/jobs/handlers.ts';
+import { createContainer } from '../src/container.ts';
+import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 
 const P = '/dashboard/v1';
@@ -172,7 +172,7 @@ describe.each(dialects)('stakeholder emails on %s', (dialect) => {
       .values({ organization_id: o.organizationId, email: 'producer@example.com', role: 'editor', created_at: at, updated_at: at })
       .returning('id')
       .executeTakeFirstOrThrow();
-    const token = await new TokensService(t.database.db).issue(o.organizationId, 'editor', 'user token', user.id);
+    const token = await t.services.tokens.issue(o.organizationId, 'editor', 'user token', user.id);
     const res = await client(t.app, token).post(URL_, validBody());
     expect(res.status).toBe(202);
     expect((await bySubject(res.body.subject))[0].reply_to).toBe('producer@example.com');
@@ -375,14 +375,14 @@ describe.each(dialects)('stakeholder emails over SMTP on %s', (dialect) => {
 
       // A worker whose mail server still refuses: the attempt is recorded, the job waits for the next.
       await t.database.db.updateTable('jobs').set({ run_at: Date.now() }).where('id', '=', job.id).execute();
-      await new JobRunner(t.database.db, { handlers: jobHandlers({ config: t.config, database: t.database }), backoff: () => 60_000, pollMs: 10 }).drain();
+      await new JobRunner(t.database.db, { handlers: jobHandlers(createContainer({ config: t.config, database: t.database })), backoff: () => 60_000, pollMs: 10 }).drain();
       expect((await t.database.db.selectFrom('jobs').select(['status', 'attempts']).where('id', '=', job.id).executeTakeFirstOrThrow())).toEqual({ status: 'queued', attempts: 1 });
       expect((await row()).status).toBe('sending');
 
       // Once the server answers, the message goes out as it was asked for.
       await t.database.db.updateTable('jobs').set({ run_at: Date.now() }).where('id', '=', job.id).execute();
       const working = { ...t.config, smtpUrl: `smtp://127.0.0.1:${smtp.port}` };
-      await new JobRunner(t.database.db, { handlers: jobHandlers({ config: working, database: t.database }), backoff: () => 10, pollMs: 10 }).drain();
+      await new JobRunner(t.database.db, { handlers: jobHandlers(createContainer({ config: working, database: t.database })), backoff: () => 10, pollMs: 10 }).drain();
       expect(smtp.messages).toHaveLength(1);
       expect(smtp.messages[0].data).toContain(`Subject: ${body.subject}`);
       expect(smtp.messages[0].data).toMatch(new RegExp(`^X-Reelbase-Stakeholder-Email: ${res.body.id}$`, 'm'));
@@ -402,7 +402,7 @@ describe.each(dialects)('stakeholder emails over SMTP on %s', (dialect) => {
       const res = await o.api.post(URL_, validBody());
       expect(res.status).toBe(202);
       await t.database.db.updateTable('jobs').set({ run_at: Date.now(), max_attempts: 1 }).where('type', '=', 'mail.stakeholder').execute();
-      await new JobRunner(t.database.db, { handlers: jobHandlers({ config: t.config, database: t.database }), backoff: () => 10, pollMs: 10 }).drain();
+      await new JobRunner(t.database.db, { handlers: jobHandlers(createContainer({ config: t.config, database: t.database })), backoff: () => 10, pollMs: 10 }).drain();
       const row = await t.database.db.selectFrom('stakeholder_emails').selectAll().where('id', '=', res.body.id).executeTakeFirstOrThrow();
       expect(row).toMatchObject({ status: 'failed', sent_at: null, error: expect.stringMatching(/SMTP delivery failed/) });
       expect((await o.api.get(STATUS)).body.remaining).toBe(10);

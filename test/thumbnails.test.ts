@@ -7,10 +7,10 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { createOrg, createPlayer, unique, type OrgContext } from './helpers/factories.ts';
-import { jobHandlers } from '../src/jobs/handlers.ts';
+import { createContainer } from '../src/container.ts';
+import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { createMedia } from '../src/media/media.ts';
-import { THUMBNAIL_FETCH_JOB } from '../src/modules/thumbnails/thumbnails.service.ts';
 import { sniffImage } from '../src/modules/thumbnails/images.ts';
 
 const P = '/dashboard/v1';
@@ -49,7 +49,7 @@ describe.each(dialects)('thumbnails on %s', (dialect) => {
 
   const drain = () =>
     new JobRunner(t.database.db, {
-      handlers: { [THUMBNAIL_FETCH_JOB]: jobHandlers({ config: t.config, database: t.database })[THUMBNAIL_FETCH_JOB] },
+      handlers: { ['thumbnail.fetch']: jobHandlers(createContainer({ config: t.config, database: t.database }))['thumbnail.fetch'] },
       backoff: () => 0,
     }).drain();
 
@@ -206,7 +206,7 @@ describe.each(dialects)('thumbnails on %s', (dialect) => {
       await drain();
       const list = (await org.api.get(`${P}/videos/${video.id}/thumbnails`)).body;
       expect(list.map((x: any) => x.url)).toEqual(urls);
-      const jobs = await t.database.db.selectFrom('jobs').select(['status']).where('type', '=', THUMBNAIL_FETCH_JOB).execute();
+      const jobs = await t.database.db.selectFrom('jobs').select(['status']).where('type', '=', 'thumbnail.fetch').execute();
       expect(jobs.every((j) => j.status === 'done')).toBe(true);
       expect((await org.api.get(`${P}/videos/${video.id}/selected_thumbnail`)).body.id).toBe(ids[3]);
     });

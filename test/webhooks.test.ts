@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobHandlers } from '../src/jobs/handlers.ts';
+import { createContainer } from '../src/container.ts';
+import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
@@ -26,7 +27,7 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
     origin = await startOrigin(dir);
     t = await createTestApp(dialect, { UPLOAD_ALLOWED_HOSTS: `127.0.0.1:${origin.port}`, DATA_DIR: dir });
     org = await createOrg(t, 'Hooked Org');
-    runner = new JobRunner(t.database.db, { handlers: jobHandlers({ config: t.config, database: t.database }), backoff: () => 10, pollMs: 10 });
+    runner = new JobRunner(t.database.db, { handlers: jobHandlers(createContainer({ config: t.config, database: t.database })), backoff: () => 10, pollMs: 10 });
   });
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyBaseLogger, RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
+import type { Services } from '../container.ts';
 import type { Permission } from '../modules/roles/permissions.ts';
 import type { AuthContext } from '../modules/tokens/auth-context.ts';
 
@@ -32,8 +32,8 @@ declare module 'fastify' {
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
-/** What every module's routes receive. */
+/** What every module's routes receive: the configuration and the services of the composition root. */
 export interface Deps {
-  database: Database;
   config: Config;
+  services: Services;
 }

@@ -8,9 +8,6 @@ export interface EnqueueOptions {
   maxAttempts?: number;
 }
 
-/** Attempts of a webhook delivery: with the backoff (capped at an hour) they span about a day (DESIGN §3). */
-export const WEBHOOK_DELIVERY_ATTEMPTS = 30;
-
 type Listener = () => void;
 const listeners = new Set<Listener>();
 
@@ -21,10 +18,10 @@ export function onEnqueue(listener: Listener): () => void {
 }
 
 /**
- * Enqueues a job. Pass the transaction of the change that causes it, so that the job exists exactly
- * when the change does.
+ * Inserts a job row. Pass the transaction of the change that causes it, so that the job exists exactly
+ * when the change does. Areas enqueue through the typed `enqueue` of src/modules/job-kinds.ts.
  */
-export async function enqueue(db: Kysely<DB>, type: string, payload: unknown, options: EnqueueOptions = {}): Promise<number> {
+export async function insertJob(db: Kysely<DB>, type: string, payload: unknown, options: EnqueueOptions = {}): Promise<number> {
   const now = Date.now();
   const id = await new JobsRepository(db).insert({
     type,

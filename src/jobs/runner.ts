@@ -4,20 +4,13 @@ import type { DB } from '../db/schema.ts';
 import { backoffMs } from './backoff.ts';
 import { JobsRepository, type JobRow } from './jobs.repository.ts';
 import { onEnqueue } from './queue.ts';
-
-export interface JobContext {
-  job: JobRow;
-  /** Aborted when the runner stops or the lease is lost: long handlers (ffmpeg) must stop then. */
-  signal: AbortSignal;
-}
-
-export type JobHandler = (payload: any, ctx: JobContext) => Promise<void>;
+import type { JobHandler } from './registry.ts';
 
 /** A failure that retrying cannot fix (bad input): the job fails at once. */
 export class PermanentJobError extends Error {}
 
 export interface RunnerOptions {
-  handlers: Record<string, JobHandler>;
+  handlers: Record<string, JobHandler<never>>;
   concurrency?: number;
   pollMs?: number;
   leaseMs?: number;
@@ -109,7 +102,7 @@ export class JobRunner {
       if (!kept) controller.abort(new Error('lease lost'));
     }, Math.max(50, Math.floor(this.leaseMs / 3)));
     try {
-      await handler(JSON.parse(job.payload), { job, signal: controller.signal });
+      await handler(JSON.parse(job.payload) as never, { job, signal: controller.signal });
       await this.repo.finish(job.id, this.workerId, Date.now());
     } catch (err) {
       if (this.stopped && controller.signal.aborted) {

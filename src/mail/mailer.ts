@@ -1,7 +1,3 @@
-import type { Config } from '../config.ts';
-import { OutboxMailer } from './outbox.ts';
-import { SmtpMailer } from './smtp.ts';
-
 /** A plain-text message to send. The sender is the configured MAIL_FROM address. */
 export interface OutgoingMail {
   to: string[];
@@ -57,9 +53,4 @@ export function formatSender(sender: Sender): string {
   if (!sender.name) return sender.address;
   const name = /^[\w .!#$%&'*+\-/=?^`{|}~]*$/.test(sender.name) ? sender.name : `"${sender.name.replace(/["\\]/g, '\\$&')}"`;
   return `${name} <${sender.address}>`;
-}
-
-export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'>): Mailer {
-  const sender = parseSender(config.mailFrom);
-  return config.smtpUrl ? new SmtpMailer(config.smtpUrl, sender) : new OutboxMailer(config.dataDir, sender);
 }

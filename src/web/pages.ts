@@ -1,9 +1,5 @@
-import type { PageView, Refusal } from '../modules/watch/watch.service.ts';
-
-/** Text for HTML element content and attribute values. */
-export function escapeHtml(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
+import { escapeHtml } from '../lib/html.ts';
+import type { PageView, Refusal } from '../modules/watch/watch-view.ts';
 
 /** JSON that can sit inside a <script> element: nothing in it can end the element or open a comment. */
 export function jsonForScript(value: unknown): string {

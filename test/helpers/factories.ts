@@ -1,5 +1,3 @@
-import { OrganizationsService } from '../../src/modules/organizations/organizations.service.ts';
-import { TokensService } from '../../src/modules/tokens/tokens.service.ts';
 import type { Role } from '../../src/modules/roles/permissions.ts';
 import { client, type Client, type TestApp } from './harness.ts';
 
@@ -17,13 +15,13 @@ export interface OrgContext {
 
 /** A new organization with an owner token; the setup step of most tests. */
 export async function createOrg(t: TestApp, name = unique('Org'), parentId: number | null = null): Promise<OrgContext> {
-  const { organization, token } = await new OrganizationsService(t.database.db).createWithOwner(name, parentId);
+  const { organization, token } = await t.services.organizations.createWithOwner(name, parentId);
   return {
     organizationId: organization.id,
     token,
     api: client(t.app, token),
     async as(role: Role) {
-      return client(t.app, await new TokensService(t.database.db).issue(organization.id, role));
+      return client(t.app, await t.services.tokens.issue(organization.id, role));
     },
   };
 }
@@ -59,5 +57,5 @@ export async function createUser(api: Client, overrides: Record<string, unknown>
 
 /** A client whose token acts as the user `userId` (follows the user's role; stops when the user is removed). */
 export async function userClient(t: TestApp, organizationId: number, userId: number, role: Role): Promise<Client> {
-  return client(t.app, await new TokensService(t.database.db).issue(organizationId, role, `user ${userId}`, userId));
+  return client(t.app, await t.services.tokens.issue(organizationId, role, `user ${userId}`, userId));
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../../src/app.ts';
+import { createContainer, type Container, type Services } from '../../src/container.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, type Database, type DialectName } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
@@ -17,6 +18,9 @@ export interface TestApp {
   database: Database;
   config: Config;
   dialect: DialectName;
+  /** The app's composition root, and its services (for setup a test does not do through the wire). */
+  container: Container;
+  services: Services;
   /** A second connection to the same store, as another process (the CLI, a worker) would open. */
   openAnother(): Database;
   close(): Promise<void>;
@@ -52,12 +56,15 @@ export async function createTestApp(
     };
   }
   await migrateToLatest(database.db);
-  const app = await buildApp({ config, database, logStream: options.logStream });
+  const container = createContainer({ config, database });
+  const app = await buildApp({ config, database, container, logStream: options.logStream });
   return {
     app,
     database,
     config,
     dialect,
+    container,
+    services: container.services,
     openAnother,
     async close() {
       await app.close();

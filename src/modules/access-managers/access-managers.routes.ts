@@ -3,12 +3,11 @@ import { arrayOrEnvelope } from '../../http/paging.ts';
 import { pageOf } from '../../lib/paging.ts';
 import { IdParams } from '../../lib/schemas.ts';
 import { AccessManager, AccessManagerList, AccessManagerListQuery, UpdateAccessManagerBody } from './access-managers.schemas.ts';
-import { AccessManagersService } from './access-managers.service.ts';
 
 const tags = ['access managers'];
 
-export default async function accessManagersRoutes(app: App, { database, config }: Deps) {
-  const service = new AccessManagersService(database.db);
+export default async function accessManagersRoutes(app: App, { config, services }: Deps) {
+  const service = services.accessManagers;
 
   // Readable by every role (a player's access_code is too); changing them is an admin's job.
   app.get('/v1/access_managers', {

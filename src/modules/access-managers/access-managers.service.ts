@@ -46,11 +46,11 @@ const textOrNull = (value: string | null): string | null => (value === null || v
 
 /** Player access managers: one per player, made on first sight, changed by admins. */
 export class AccessManagersService {
-  private readonly repo: AccessManagersRepository;
 
-  constructor(private readonly db: Kysely<DB>) {
-    this.repo = new AccessManagersRepository(db);
-  }
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly repo: AccessManagersRepository,
+  ) {}
 
   async list(organizationId: number, query: AccessManagerListQuery, page: Page): Promise<Listing<AccessManager>> {
     await this.repo.ensureForOrganization(organizationId, nowSeconds());

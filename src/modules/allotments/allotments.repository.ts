@@ -60,6 +60,10 @@ export class AllotmentsRepository {
 export class EmbedsRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
+  with(db: Kysely<DB>) {
+    return new EmbedsRepository(db);
+  }
+
   findPlayer(organizationId: number, uuid: string) {
     return this.db.selectFrom('players').select(['id', 'embed_enabled']).where('organization_id', '=', organizationId).where('uuid', '=', uuid).executeTakeFirst();
   }

@@ -1,9 +1,8 @@
 import type { App, Deps } from '../../http/context.ts';
 import { AllotmentsParams, AllotmentsQuery, AllotmentsResponse, EmbedParams, EmbedResult } from './allotments.schemas.ts';
-import { AllotmentsService } from './allotments.service.ts';
 
-export default async function allotmentsRoutes(app: App, { database }: Deps) {
-  const service = new AllotmentsService(database.db);
+export default async function allotmentsRoutes(app: App, { services }: Deps) {
+  const service = services.allotments;
 
   app.get('/v1/organizations/:organization_id/allotments', {
     schema: {

@@ -27,49 +27,48 @@ function limitsOf(row: LimitRow | undefined) {
 
 const labels: Record<AllotmentType, string> = { govideo_users: 'users', teams: 'teams', embeds: 'embeds' };
 
-/**
- * Checks, inside the creating transaction, that one more `type` fits the organization's allotment:
- * the organization is locked first (PostgreSQL) so that concurrent creations cannot both pass the
- * check. When the allotment is enforced and current_usage + 1 would pass limit + grace_limit, throws
- * 403 allotment_exceeded.
- */
-export async function reserveAllotment(trx: Kysely<DB>, organizationId: number, type: AllotmentType): Promise<void> {
-  await lockOrganization(trx, organizationId);
-  const repo = new AllotmentsRepository(trx);
-  const limits = limitsOf(await repo.limit(organizationId, type));
-  if (!limits.enforced) return;
-  const usage = await repo.usage(organizationId, type);
-  const ceiling = limits.limit + limits.grace_limit;
-  if (usage + 1 > ceiling) {
-    throw new AppError(
-      'allotment_exceeded',
-      `The ${type} allotment is used up: ${usage} ${labels[type]} of ${ceiling} allowed (limit ${limits.limit} + grace ${limits.grace_limit})`,
-    );
-  }
-}
-
-/** Writes allotment limits (fields not given keep their value, or the default). */
-export async function writeAllotmentLimits(trx: Kysely<DB>, organizationId: number, input: AllotmentLimitsInput): Promise<void> {
-  const repo = new AllotmentsRepository(trx);
-  for (const type of AllotmentTypes) {
-    const change: AllotmentLimitInput | undefined = input[type];
-    if (!change) continue;
-    const current = limitsOf(await repo.limit(organizationId, type));
-    await repo.upsert(organizationId, type, {
-      limit: change.limit ?? current.limit,
-      grace_limit: change.grace_limit ?? current.grace_limit,
-      enforced: change.enforced ?? current.enforced,
-    });
-  }
-}
-
 export class AllotmentsService {
-  private readonly repo: AllotmentsRepository;
-  private readonly orgs: OrganizationsRepository;
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly repo: AllotmentsRepository,
+    private readonly orgs: OrganizationsRepository,
+    private readonly embeds: EmbedsRepository,
+  ) {}
 
-  constructor(private readonly db: Kysely<DB>) {
-    this.repo = new AllotmentsRepository(db);
-    this.orgs = new OrganizationsRepository(db);
+  /**
+   * Checks, inside the creating transaction, that one more `type` fits the organization's allotment:
+   * the organization is locked first (PostgreSQL) so that concurrent creations cannot both pass the
+   * check. When the allotment is enforced and current_usage + 1 would pass limit + grace_limit, throws
+   * 403 allotment_exceeded.
+   */
+  async reserve(trx: Kysely<DB>, organizationId: number, type: AllotmentType): Promise<void> {
+    await lockOrganization(trx, organizationId);
+    const repo = this.repo.with(trx);
+    const limits = limitsOf(await repo.limit(organizationId, type));
+    if (!limits.enforced) return;
+    const usage = await repo.usage(organizationId, type);
+    const ceiling = limits.limit + limits.grace_limit;
+    if (usage + 1 > ceiling) {
+      throw new AppError(
+        'allotment_exceeded',
+        `The ${type} allotment is used up: ${usage} ${labels[type]} of ${ceiling} allowed (limit ${limits.limit} + grace ${limits.grace_limit})`,
+      );
+    }
+  }
+
+  /** Writes allotment limits (fields not given keep their value, or the default). */
+  async writeLimits(trx: Kysely<DB>, organizationId: number, input: AllotmentLimitsInput): Promise<void> {
+    const repo = this.repo.with(trx);
+    for (const type of AllotmentTypes) {
+      const change: AllotmentLimitInput | undefined = input[type];
+      if (!change) continue;
+      const current = limitsOf(await repo.limit(organizationId, type));
+      await repo.upsert(organizationId, type, {
+        limit: change.limit ?? current.limit,
+        grace_limit: change.grace_limit ?? current.grace_limit,
+        enforced: change.enforced ?? current.enforced,
+      });
+    }
   }
 
   /** `types` as sent (validated here so that an unknown one is named); default govideo_users and teams. */
@@ -102,7 +101,7 @@ export class AllotmentsService {
   async setLimits(organizationId: number, type: AllotmentType, change: AllotmentLimitInput): Promise<AllotmentUsage> {
     if (!(await this.orgs.findById(organizationId))) throw notFound('organization', organizationId);
     return this.db.transaction().execute(async (trx) => {
-      await writeAllotmentLimits(trx, organizationId, { [type]: change });
+      await this.writeLimits(trx, organizationId, { [type]: change });
       return this.one(organizationId, type, trx);
     });
   }
@@ -114,11 +113,11 @@ export class AllotmentsService {
   async setEmbed(organizationId: number, uuid: string, enabled: boolean): Promise<{ success: true; embed_enabled: boolean }> {
     return this.db.transaction().execute(async (trx) => {
       if (enabled) await lockOrganization(trx, organizationId);
-      const players = new EmbedsRepository(trx);
+      const players = this.embeds.with(trx);
       const player = await players.findPlayer(organizationId, uuid);
       if (!player) throw notFound('player');
       if (Boolean(player.embed_enabled) !== enabled) {
-        if (enabled) await reserveAllotment(trx, organizationId, 'embeds');
+        if (enabled) await this.reserve(trx, organizationId, 'embeds');
         await players.setEmbedEnabled(organizationId, player.id, enabled, nowSeconds());
       }
       return { success: true as const, embed_enabled: enabled };

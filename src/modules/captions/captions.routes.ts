@@ -18,7 +18,7 @@ import {
   UpdateCaptionBody,
   VideoCaptionsParams,
 } from './captions.schemas.ts';
-import { createCaptionsService, type CaptionFile } from './captions.service.ts';
+import type { CaptionFile } from './captions.service.ts';
 
 const tags = ['captions'];
 
@@ -49,9 +49,8 @@ function sendFile(reply: FastifyReply, file: CaptionFile, download: boolean | un
   return reply.send(file.body);
 }
 
-export default async function captionsRoutes(app: App, deps: Deps) {
-  const service = createCaptionsService(deps);
-  const { config } = deps;
+export default async function captionsRoutes(app: App, { config, services }: Deps) {
+  const service = services.captions;
 
   app.get('/v1/videos/:video_id/captions', {
     config: { list: 'captions' },

@@ -3,14 +3,11 @@ import { lockOrganization, isUniqueViolation } from '../../db/dialect.ts';
 import type { CaptionsTable, DB } from '../../db/schema.ts';
 import { AppError, invalidField, notFound } from '../../lib/errors.ts';
 import type { Listing, Page } from '../../lib/paging.ts';
-import { enqueue } from '../../jobs/queue.ts';
+import { enqueue, type JobPayload } from '../job-kinds.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import type { Config } from '../../config.ts';
-import type { Database } from '../../db/database.ts';
-import { createMedia } from '../../media/media.ts';
 import type { UrlSigner } from '../../media/signed-urls.ts';
-import { VideosRepository } from '../videos/videos.repository.ts';
-import { CaptionsRepository, type CaptionRow } from './captions.repository.ts';
+import type { VideosRepository } from '../videos/videos.repository.ts';
+import type { CaptionsRepository, CaptionRow } from './captions.repository.ts';
 import type {
   Caption,
   CaptionListQuery,
@@ -34,11 +31,7 @@ import {
 } from './subtitles.ts';
 
 /** The job that fetches a caption file given by URL. */
-export const CAPTION_FETCH_JOB = 'caption.fetch';
-export interface CaptionFetchPayload {
-  caption_id: number;
-  revision: number;
-}
+export type CaptionFetchPayload = JobPayload<'caption.fetch'>;
 
 /** Captions one video may have (lists are sorted in memory, so they must stay bounded). */
 export const MAX_CAPTIONS_PER_VIDEO = 200;
@@ -109,22 +102,14 @@ function canonicalLanguage(raw: string, field: string): string {
   return tag;
 }
 
-/** The service as the routes and the fetch job use it: signed URLs with the media URL lifetime. */
-export function createCaptionsService({ database, config }: { database: Database; config: Config }): CaptionsService {
-  return new CaptionsService(database.db, createMedia(config).signer);
-}
-
 export class CaptionsService {
-  private readonly captions: CaptionsRepository;
-  private readonly videos: VideosRepository;
 
   constructor(
     private readonly db: Kysely<DB>,
     private readonly signer: UrlSigner,
-  ) {
-    this.captions = new CaptionsRepository(db);
-    this.videos = new VideosRepository(db);
-  }
+    private readonly captions: CaptionsRepository,
+    private readonly videos: VideosRepository,
+  ) {}
 
   /** The public path of a caption file (signed URLs point there). */
   static filePath(id: number, language: string, format: ContentFormat): string {
@@ -254,7 +239,7 @@ export class CaptionsService {
   private async applySource(trx: Kysely<DB>, row: CaptionRow, source: Source): Promise<CaptionRow> {
     const repo = this.captions.with(trx);
     if (source.kind === 'url') {
-      await enqueue(trx, CAPTION_FETCH_JOB, { caption_id: row.id, revision: row.revision } satisfies CaptionFetchPayload, { maxAttempts: 5 });
+      await enqueue(trx, 'caption.fetch', { caption_id: row.id, revision: row.revision });
       return row;
     }
     const updated = await repo.update(row.organization_id, row.id, processedColumns(source.text, source.format));

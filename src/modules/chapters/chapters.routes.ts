@@ -1,12 +1,11 @@
 import type { App, Deps } from '../../http/context.ts';
 import { IdParams } from '../../lib/schemas.ts';
 import { Chapter, CreateChapterBody, UpdateChapterBody } from './chapters.schemas.ts';
-import { ChaptersService } from './chapters.service.ts';
 
 const tags = ['chapters'];
 
-export default async function chaptersRoutes(app: App, { database }: Deps) {
-  const chapters = new ChaptersService(database.db);
+export default async function chaptersRoutes(app: App, { services }: Deps) {
+  const chapters = services.chapters;
 
   app.post('/v1/chapters', {
     config: { wrap: 'chapter' },

@@ -16,12 +16,11 @@ import {
   PlayerCtaListQuery,
   UuidParams,
 } from './ctas.schemas.ts';
-import { CtasService } from './ctas.service.ts';
 
 const tags = ['ctas'];
 
-export default async function ctasRoutes(app: App, { database, config }: Deps) {
-  const ctas = new CtasService(database.db, config.listDefaultCap);
+export default async function ctasRoutes(app: App, { config, services }: Deps) {
+  const ctas = services.ctas;
 
   app.post('/v1/ctas', {
     config: { wrap: 'cta' },

@@ -1,9 +1,7 @@
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
 import type { Page } from '../../lib/paging.ts';
 import type { EventRow } from '../events/events.repository.ts';
 import { MAX_CTA_WIDTH } from '../events/events.schemas.ts';
-import { EventsService, type PlayerRef } from '../events/events.service.ts';
+import type { EventsService, PlayerRef } from '../events/events.service.ts';
 import type { Cta, CtaCreateBody, CtaUpdateBody, EmailGate, EmailGateCreateBody } from './ctas.schemas.ts';
 import { mapMaybe, viewOf, type MaybePromise } from '../../db/read-cache.ts';
 
@@ -45,11 +43,7 @@ export function emailGateHtml(isCloseable: boolean, isNewContact: boolean): stri
  * `simple_email` one.
  */
 export class CtasService {
-  private readonly events: EventsService;
-
-  constructor(db: Kysely<DB>, listCap: number) {
-    this.events = new EventsService(db, listCap);
-  }
+  constructor(private readonly events: EventsService) {}
 
   async create(organizationId: number, input: CtaCreateBody): Promise<Cta> {
     const chapterId = input.chapter_id ?? null;

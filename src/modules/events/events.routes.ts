@@ -24,13 +24,12 @@ import {
   PlayerEventCreateBody,
   UuidParams,
 } from './events.schemas.ts';
-import { EventsService } from './events.service.ts';
 
 const tags = ['events'];
 const defaultTags = ['organization default events'];
 
-export default async function eventsRoutes(app: App, { database, config }: Deps) {
-  const events = new EventsService(database.db, config.listDefaultCap);
+export default async function eventsRoutes(app: App, { config, services }: Deps) {
+  const events = services.events;
 
   app.post('/v1/events', {
     config: { wrap: 'event' },

@@ -1,5 +1,3 @@
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../lib/errors.ts';
 import type { Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
@@ -89,11 +87,11 @@ function contentOf(input: EventUpdateBody): EventPatch {
  * (chapter_id null) shown on every player.
  */
 export class EventsService {
-  readonly repo: EventsRepository;
 
-  constructor(db: Kysely<DB>, private readonly listCap: number) {
-    this.repo = new EventsRepository(db);
-  }
+  constructor(
+    private readonly listCap: number,
+    readonly repo: EventsRepository,
+  ) {}
 
   // ---- lookups ----
 

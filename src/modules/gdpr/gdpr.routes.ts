@@ -1,11 +1,10 @@
 import type { App, Deps } from '../../http/context.ts';
 import { CreateGdprRequestBody, GdprReceipt, GdprReceiptParams, GdprRequestStatus } from './gdpr.schemas.ts';
-import { GdprService } from './gdpr.service.ts';
 
 const tags = ['gdpr'];
 
-export default async function gdprRoutes(app: App, { database }: Deps) {
-  const service = new GdprService(database.db);
+export default async function gdprRoutes(app: App, { services }: Deps) {
+  const service = services.gdpr;
 
   app.post('/v1/gdpr_requests', {
     config: { permission: 'users:manage', wrap: 'gdpr_request' },

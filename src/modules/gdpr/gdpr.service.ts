@@ -3,26 +3,15 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import { invalidField, notFound } from '../../lib/errors.ts';
-import { enqueue, WEBHOOK_DELIVERY_ATTEMPTS } from '../../jobs/queue.ts';
-import { distinctAddresses } from '../../mail/addresses.ts';
+import { enqueue, type JobPayload } from '../job-kinds.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { isRole, outranksOrEquals, type Role } from '../roles/permissions.ts';
-import { toUser } from '../users/users.service.ts';
-import { GdprRepository, type GdprRequestRow } from './gdpr.repository.ts';
+import { isRole, type Role } from '../roles/permissions.ts';
+import { GDPR_ACTIONS, GdprFailure, type GdprSubject } from './gdpr-actions.ts';
+import type { GdprRepository, GdprRequestRow } from './gdpr.repository.ts';
 import type { CreateGdprRequestBody, GdprAction, GdprNewValues, GdprRequestStatus } from './gdpr.schemas.ts';
 
-export const GDPR_PROCESS_JOB = 'gdpr.process';
-export const GDPR_WEBHOOK_JOB = 'gdpr.webhook';
-
 /** The process job carries only ids: the email stays in the request row (not copied into the queue). */
-export interface GdprProcessPayload {
-  requestId: number;
-  /** Role of the token that filed the request: it may not erase or rewrite a more powerful user. */
-  actorRole: Role;
-}
-export interface GdprWebhookPayload {
-  requestId: number;
-}
+export type GdprProcessPayload = JobPayload<'gdpr.process'>;
 
 /** The outcome POSTed to the request's webhook. */
 export interface GdprWebhookBody {
@@ -35,13 +24,10 @@ export interface GdprWebhookBody {
   error?: string;
 }
 
-/** A request that cannot be carried out as asked (recorded as `failed` with this message). */
-export class GdprFailure extends Error {}
-
 const STAKEHOLDER_PAGE = 500;
 const isFinal = (status: string) => status === 'completed' || status === 'failed';
 
-function parseJson(text: string | null): any {
+export function parseJson(text: string | null): any {
   if (text === null) return null;
   try {
     return JSON.parse(text);
@@ -56,11 +42,10 @@ function parseRecipients(text: string): string[] {
 }
 
 export class GdprService {
-  private readonly repo: GdprRepository;
-
-  constructor(private readonly db: Kysely<DB>) {
-    this.repo = new GdprRepository(db);
-  }
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly repo: GdprRepository,
+  ) {}
 
   /** Records the request and enqueues its processing in one transaction; answers the receipt. */
   async create(organizationId: number, actorRole: Role, body: CreateGdprRequestBody): Promise<{ receipt_id: string }> {
@@ -93,8 +78,7 @@ export class GdprService {
         created_at: now,
         updated_at: now,
       });
-      const payload: GdprProcessPayload = { requestId: row.id, actorRole };
-      await enqueue(trx, GDPR_PROCESS_JOB, payload, { maxAttempts: 10 });
+      await enqueue(trx, 'gdpr.process', { requestId: row.id, actorRole });
     });
     return { receipt_id: receiptId };
   }
@@ -162,7 +146,7 @@ export class GdprService {
         const repo = this.repo.with(trx);
         const result = await this.carryOut(repo, row, actor);
         await repo.update(row.id, { status: 'completed', result: JSON.stringify(result), updated_at: nowSeconds() });
-        if (row.webhook) await enqueue(trx, GDPR_WEBHOOK_JOB, { requestId: row.id } satisfies GdprWebhookPayload, { maxAttempts: WEBHOOK_DELIVERY_ATTEMPTS });
+        if (row.webhook) await enqueue(trx, 'gdpr.webhook', { requestId: row.id });
       });
     } catch (err) {
       if (err instanceof GdprFailure) return this.fail(row.id, err.message);
@@ -178,121 +162,33 @@ export class GdprService {
       const row = await repo.find(requestId);
       if (!row || isFinal(row.status)) return;
       await repo.update(row.id, { status: 'failed', result: JSON.stringify({ error: reason }), updated_at: nowSeconds() });
-      if (row.webhook) await enqueue(trx, GDPR_WEBHOOK_JOB, { requestId: row.id } satisfies GdprWebhookPayload, { maxAttempts: WEBHOOK_DELIVERY_ATTEMPTS });
+      if (row.webhook) await enqueue(trx, 'gdpr.webhook', { requestId: row.id });
     });
   }
 
+  /** Gathers what the address names, then carries out the request's action on it (gdpr-actions.ts). */
   private async carryOut(repo: GdprRepository, row: GdprRequestRow, actor: Role): Promise<unknown> {
+    const action = GDPR_ACTIONS[row.request_action as GdprAction];
+    if (!action) throw new GdprFailure(`Unknown request_action ${row.request_action}`);
     const orgId = row.organization_id;
     const email = row.email;
-    const now = nowSeconds();
     const user = await repo.findUser(orgId, email);
     const matches = (address: string) => address.trim().toLowerCase() === email;
     const stakeholder = await this.stakeholderEmailsOf(repo, orgId, matches);
-    const live = await repo.liveInstances(orgId, email);
-    const messages = await this.messagesOf(repo, orgId, matches, new Set(stakeholder.map(({ row: s }) => s.id)));
-    const userRole = user && isRole(user.role) ? user.role : null;
-
-    switch (row.request_action as GdprAction) {
-      case 'access': {
-        return {
-          email,
-          exported_at: now,
-          users: user ? [toUser(user)] : [],
-          team_memberships: user ? (await repo.teamsOf(user.id)).map((t) => ({ team_id: t.id, name: t.name, is_admin: Boolean(t.is_admin) })) : [],
-          api_tokens: user ? (await repo.tokensOf(user.id)).map((t) => ({ id: t.id, name: t.name, role: t.role, created_at: Number(t.created_at) })) : [],
-          access_managers: user ? (await repo.moderatedBy(orgId, user.id)).map((a) => ({ id: a.id, player_id: a.player_id, player_uuid: a.player_uuid, role: 'moderator' })) : [],
-          stakeholder_emails: stakeholder.map(({ row: s }) => ({
-            id: s.id,
-            recipient: email,
-            subject: s.subject,
-            body: s.body,
-            player_id: s.player_id,
-            status: s.status,
-            created_at: Number(s.created_at),
-            sent_at: s.sent_at === null ? null : Number(s.sent_at),
-          })),
-          live_stream_instances: live.map((l) => ({ id: l.id, stream_id: l.stream_id, name: l.name, player_uuid: l.player_uuid, status: l.status, email: l.email, created_at: Number(l.created_at) })),
-          analytics_identified_views: messages.identified.map(({ body, status }) => ({
-            player_uuid: body.player_uuid,
-            player_name: body.player_name,
-            video_id: body.video_id,
-            visitor_vidyard_uuid: body.visitor_vidyard_uuid,
-            timestamp: body.timestamp,
-            delivery: status,
-          })),
-        };
-      }
-      case 'forget': {
-        if (user && userRole && !outranksOrEquals(actor, userRole)) {
-          throw new GdprFailure(`The ${actor} role that filed the request may not erase a user with the ${userRole} role`);
-        }
-        if (user) {
-          await repo.clearModerator(orgId, user.id);
-          await repo.deleteUser(orgId, user.id);
-        }
-        for (const { row: s, recipients } of stakeholder) await repo.setRecipients(s.id, recipients.filter((r) => !matches(r)));
-        await repo.setLiveInstanceEmail(orgId, live.map((l) => l.id), null, now);
-        // Analytics messages that name the person are dropped, sent or not; waiting mails lose the address.
-        await repo.deleteJobs(messages.identified.map((m) => m.id));
-        for (const mail of messages.mails) {
-          const to = mail.payload.mail.to.filter((r: string) => !matches(r));
-          if (to.length === 0) await repo.deleteJobs([mail.id]);
-          else await repo.setJobPayload(mail.id, { ...mail.payload, mail: { ...mail.payload.mail, to } });
-        }
-        return {
-          users_deleted: user ? 1 : 0,
-          stakeholder_emails_scrubbed: stakeholder.length,
-          live_stream_instances_scrubbed: live.length,
-          analytics_messages_deleted: messages.identified.length,
-        };
-      }
-      case 'rectify': {
-        const values = (parseJson(row.new_values) ?? {}) as GdprNewValues;
-        const newEmail = values.email !== undefined && values.email !== email ? values.email : undefined;
-        if (user && userRole && !outranksOrEquals(actor, userRole)) {
-          throw new GdprFailure(`The ${actor} role that filed the request may not rectify a user with the ${userRole} role`);
-        }
-        let usersUpdated = 0;
-        if (user) {
-          if (newEmail !== undefined && (await repo.findUser(orgId, newEmail))) {
-            throw new GdprFailure(`new_values.email ${newEmail} is already used by another user of this organization`);
-          }
-          const changes: { email?: string; first_name?: string; last_name?: string } = {};
-          if (newEmail !== undefined) changes.email = newEmail;
-          if (values.first_name !== undefined) changes.first_name = values.first_name;
-          if (values.last_name !== undefined) changes.last_name = values.last_name;
-          if (Object.keys(changes).length > 0) {
-            await repo.updateUser(orgId, user.id, { ...changes, updated_at: now });
-            usersUpdated = 1;
-          }
-        }
-        let stakeholderUpdated = 0;
-        let liveUpdated = 0;
-        if (newEmail !== undefined) {
-          const rectified = (recipients: string[]) => distinctAddresses(recipients.map((r) => (matches(r) ? newEmail : r)));
-          for (const { row: s, recipients } of stakeholder) {
-            await repo.setRecipients(s.id, rectified(recipients));
-            stakeholderUpdated++;
-          }
-          await repo.setLiveInstanceEmail(orgId, live.map((l) => l.id), newEmail, now);
-          liveUpdated = live.length;
-          for (const m of messages.identified) await repo.setJobPayload(m.id, { ...m.payload, body: { ...m.body, email: newEmail } });
-          for (const mail of messages.mails) {
-            await repo.setJobPayload(mail.id, { ...mail.payload, mail: { ...mail.payload.mail, to: rectified(mail.payload.mail.to) } });
-          }
-        }
-        return {
-          users_updated: usersUpdated,
-          stakeholder_emails_updated: stakeholderUpdated,
-          live_stream_instances_updated: liveUpdated,
-          analytics_messages_updated: newEmail !== undefined ? messages.identified.length : 0,
-          ...(values.company !== undefined ? { company: 'not stored by Reelbase: nothing to rectify' } : {}),
-        };
-      }
-      default:
-        throw new GdprFailure(`Unknown request_action ${row.request_action}`);
-    }
+    const subject: GdprSubject = {
+      repo,
+      organizationId: orgId,
+      email,
+      now: nowSeconds(),
+      actor,
+      user,
+      userRole: user && isRole(user.role) ? user.role : null,
+      matches,
+      stakeholder,
+      live: await repo.liveInstances(orgId, email),
+      messages: await this.messagesOf(repo, orgId, matches, new Set(stakeholder.map(({ row: s }) => s.id))),
+    };
+    return action(subject, (parseJson(row.new_values) ?? {}) as GdprNewValues);
   }
 
   /**

@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
 import { AppError } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { IdempotencyRepository } from './idempotency.repository.ts';
@@ -24,11 +22,10 @@ export function requestFingerprint(method: string, path: string, body: unknown):
 }
 
 export class IdempotencyService {
-  private readonly repo: IdempotencyRepository;
 
-  constructor(db: Kysely<DB>) {
-    this.repo = new IdempotencyRepository(db);
-  }
+  constructor(
+    private readonly repo: IdempotencyRepository,
+  ) {}
 
   /** Either claims the key (null: go ahead and run) or returns the stored response to replay. */
   async begin(organizationId: number, key: string, fingerprint: string): Promise<StoredResponse | null> {

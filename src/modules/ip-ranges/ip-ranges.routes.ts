@@ -3,14 +3,13 @@ import { arrayOrEnvelope } from '../../http/paging.ts';
 import { pageOf } from '../../lib/paging.ts';
 import { IdParams } from '../../lib/schemas.ts';
 import { BlacklistedIpRange, CreateIpRangeBody, IpRangeList, IpRangeListQuery } from './ip-ranges.schemas.ts';
-import { IpRangesService } from './ip-ranges.service.ts';
 
 const tags = ['blacklisted IP ranges'];
 // Reading the blacklist is as sensitive as writing it (it tells who is being kept out): admins and owners.
 const permission = 'security:manage' as const;
 
-export default async function ipRangesRoutes(app: App, { database, config }: Deps) {
-  const service = new IpRangesService(database.db);
+export default async function ipRangesRoutes(app: App, { config, services }: Deps) {
+  const service = services.ipRanges;
 
   app.get('/v1/blacklisted_ip_ranges', {
     config: { list: 'blacklisted_ip_ranges', permission },

@@ -1,5 +1,3 @@
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../lib/errors.ts';
 import type { Listing, Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
@@ -20,11 +18,10 @@ export function toIpRange(row: IpRangeRow): BlacklistedIpRange {
 
 /** Blacklisted IP ranges of an organization, and the check a watch page makes against them. */
 export class IpRangesService {
-  private readonly repo: IpRangesRepository;
 
-  constructor(db: Kysely<DB>) {
-    this.repo = new IpRangesRepository(db);
-  }
+  constructor(
+    private readonly repo: IpRangesRepository,
+  ) {}
 
   async create(organizationId: number, body: CreateIpRangeBody): Promise<BlacklistedIpRange> {
     const ipRange = body.ip_range.trim();

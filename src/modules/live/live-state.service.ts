@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
+import type { Config } from '../../config.ts';
 import type { DB } from '../../db/schema.ts';
-import { enqueue } from '../../jobs/queue.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { VideosRepository } from '../videos/videos.repository.ts';
-import { LiveRepository, type FeedRole, type LiveInstanceRow } from './live.repository.ts';
-import { insertInstance, LIVE_NOTIFY_JOB, LIVE_RECORD_JOB, parseTags } from './live.service.ts';
+import { enqueue } from '../job-kinds.ts';
+import { insertInstance, parseTags, type LiveRepositories } from './live-instances.ts';
+import type { FeedRole, LiveInstanceRow, LiveRepository } from './live.repository.ts';
 
 export type PublishCheck = { ok: true; streamId: number } | { ok: false; reason: string };
 
@@ -15,13 +15,21 @@ export interface LiveBroadcastInfo {
 }
 
 /**
+ * How long a holder's heartbeat counts: a holder beats every health interval, so three missed beats
+ * and it no longer holds its feeds; a broadcast nobody beat for the reconnect window on top of that is over.
+ */
+export function liveTiming(live: Config['live']): { heldMs: number; staleAfterMs: number } {
+  const heldMs = 3 * live.healthIntervalSeconds * 1000 + 2000;
+  return { heldMs, staleAfterMs: live.reconnectWindowSeconds * 1000 + heldMs };
+}
+
+/**
  * The rules of a broadcast's life, used by the RTMP ingest and the recording job:
  * unaired → live (media arrives) → processing (the publisher is gone for longer than the reconnect
  * window) → ready (the recording is a video). Every transition is a conditional update, so that
  * ingest processes sharing a database never both apply one.
  */
 export class LiveStateService {
-  private readonly repo: LiveRepository;
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -31,9 +39,9 @@ export class LiveStateService {
       /** After this long without a heartbeat (ms) the broadcast is ended by whoever notices (reconnect window and more). */
       staleAfterMs: number;
     },
-  ) {
-    this.repo = new LiveRepository(db);
-  }
+    private readonly repo: LiveRepository,
+    private readonly repos: LiveRepositories,
+  ) {}
 
   /** The holding ingest is alive: a publisher that reconnects elsewhere after it died is let in at once. */
   private fresh(row: LiveInstanceRow, now: number): boolean {
@@ -85,7 +93,7 @@ export class LiveStateService {
         if (latest.status === 'unaired') {
           const row = await repo.goLive(latest.id, { status: 'live', start_time: now, ingest_session: ingestSession, ingest_heartbeat_at: nowMs, ...feed, updated_at: now });
           if (!row) return 'retry';
-          if (!row.disable_notifications) await enqueue(trx, LIVE_NOTIFY_JOB, { instance_id: row.id });
+          if (!row.disable_notifications) await enqueue(trx, 'live.notify', { instance_id: row.id });
           return { instance: row, started: true };
         }
         if (latest.status === 'live') {
@@ -93,7 +101,7 @@ export class LiveStateService {
           return row ? { instance: row, started: false } : 'retry';
         }
         if (!stream.recurring) return null;
-        const row = await insertInstance(trx, stream, {
+        const row = await insertInstance(trx, this.repos, stream, {
           name: latest.name,
           description: latest.description,
           tags: parseTags(latest.tags),
@@ -103,7 +111,7 @@ export class LiveStateService {
           disable_notifications: Boolean(latest.disable_notifications),
           email: latest.email,
         }, now, { startTime: now, session: ingestSession, heartbeat: nowMs, feed: { role, session: feedSession } });
-        if (!row.disable_notifications) await enqueue(trx, LIVE_NOTIFY_JOB, { instance_id: row.id });
+        if (!row.disable_notifications) await enqueue(trx, 'live.notify', { instance_id: row.id });
         return { instance: row, started: true };
       });
       if (result !== 'retry') return result;
@@ -172,7 +180,7 @@ export class LiveStateService {
   }
 
   private async afterEnd(trx: Kysely<DB>, row: LiveInstanceRow) {
-    if (row.video_id !== null) await new VideosRepository(trx).update(row.organization_id, row.video_id, { status: 'processing', updated_at: nowSeconds() });
-    await enqueue(trx, LIVE_RECORD_JOB, { instance_id: row.id });
+    if (row.video_id !== null) await this.repos.videos.with(trx).update(row.organization_id, row.video_id, { status: 'processing', updated_at: nowSeconds() });
+    await enqueue(trx, 'live.record', { instance_id: row.id });
   }
 }

@@ -2,14 +2,13 @@ import type { App, Deps } from '../../http/context.ts';
 import { listEnvelope } from '../../http/paging.ts';
 import { pageOf } from '../../lib/paging.ts';
 import { CreateLiveBody, LiveCreated, LiveDetail, LiveHealth, LiveInstanceParams, LiveList, LiveListQuery, LiveParams, LiveSuccess, UpdateLiveBody } from './live.schemas.ts';
-import { LiveService } from './live.service.ts';
 
 const tags = ['live streams'];
 const base = '/v1/organizations/:current_organization_id/live';
 
 /** The live stream operations of the spec (docs/live.md). Writes need `live:manage`. */
-export default async function liveRoutes(app: App, { database, config }: Deps) {
-  const live = new LiveService(database.db, config);
+export default async function liveRoutes(app: App, { config, services }: Deps) {
+  const live = services.live;
 
   app.post(base, {
     config: { permission: 'live:manage' },

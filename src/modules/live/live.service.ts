@@ -5,22 +5,14 @@ import type { DB } from '../../db/schema.ts';
 import type { AuthContext } from '../tokens/auth-context.ts';
 import { invalidField, notFound } from '../../lib/errors.ts';
 import type { Listing, Page } from '../../lib/paging.ts';
-import { enqueue } from '../../jobs/queue.ts';
+import { enqueue } from '../job-kinds.ts';
 import { liveSignals } from '../../live/signals.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { newUuid } from '../../lib/tokens.ts';
-import { ChaptersRepository } from '../chapters/chapters.repository.ts';
-import { OrganizationsRepository } from '../organizations/organizations.repository.ts';
-import { PlayersRepository } from '../players/players.repository.ts';
+import type { OrganizationsRepository } from '../organizations/organizations.repository.ts';
 import { can } from '../roles/permissions.ts';
-import { VideosRepository } from '../videos/videos.repository.ts';
-import { LiveRepository, type LiveInstanceRow, type LiveListOrder, type LiveStreamRow } from './live.repository.ts';
+import { insertInstance, parseTags, searchText, type LiveRepositories } from './live-instances.ts';
+import type { LiveInstanceRow, LiveListOrder, LiveRepository } from './live.repository.ts';
 import type { CreateLiveBody, LiveListItem, LiveListQuery, LiveState, StreamTagsInput, UpdateLiveBody } from './live.schemas.ts';
-
-/** Job types of live streams (handlers in src/jobs/handlers/live-*.ts). */
-export const LIVE_RECORD_JOB = 'live.record';
-export const LIVE_NOTIFY_JOB = 'live.notify';
-export const LIVE_CLEANUP_JOB = 'live.cleanup';
 
 export const DEFAULT_SEGMENT_LENGTH = 4;
 
@@ -42,18 +34,6 @@ export function normalizeTags(input: StreamTagsInput, field: string): string[][]
   });
 }
 
-export function parseTags(text: string): string[][] {
-  try {
-    const value = JSON.parse(text);
-    return Array.isArray(value) ? value.filter(Array.isArray).map((t: unknown[]) => t.map(String)) : [];
-  } catch {
-    return [];
-  }
-}
-
-/** What `query` searches: the name and every tag part, lower case, one per line. */
-export const searchText = (name: string, tags: string[][]) => [name, ...tags.flat()].join('\n').toLowerCase();
-
 /** An ISO 8601 date-time (already validated by the schema) as Unix seconds; null clears it. */
 function toSeconds(iso: string | null | undefined, field: string): number | null {
   if (!iso) return null;
@@ -61,77 +41,6 @@ function toSeconds(iso: string | null | undefined, field: string): number | null
   // The format admits what Date cannot represent (a leap second, year 0…): refused the same way.
   if (!Number.isFinite(ms)) throw invalidField(field, 'is not a date-time that can be stored');
   return Math.floor(ms / 1000);
-}
-
-export interface InstanceAttributes {
-  name: string;
-  description: string;
-  tags: string[][];
-  air_date: number | null;
-  segment_length: number;
-  dvr_enabled: boolean;
-  disable_notifications: boolean;
-  email: string | null;
-}
-
-/**
- * A new instance of `stream` with its own video and (facade) player, made with the players and
- * videos repositories inside the caller's transaction.
- */
-export async function insertInstance(
-  trx: Kysely<DB>,
-  stream: LiveStreamRow,
-  attrs: InstanceAttributes,
-  now: number,
-  live?: { startTime: number; session: string; heartbeat: number; feed: { role: 'primary' | 'backup'; session: string } },
-): Promise<LiveInstanceRow> {
-  const organizationId = stream.organization_id;
-  const video = await new VideosRepository(trx).insert({
-    organization_id: organizationId,
-    uuid: newUuid(),
-    name: attrs.name,
-    upload_url: null,
-    description: attrs.description,
-    status: null,
-    error_message: null,
-    origin: 'live',
-    created_at: now,
-    updated_at: now,
-  });
-  const player = await new PlayersRepository(trx).insert({
-    organization_id: organizationId,
-    uuid: newUuid(),
-    name: attrs.name,
-    player_type: 'video_facade',
-    release_date: now,
-    created_at: now,
-    updated_at: now,
-  });
-  await new ChaptersRepository(trx).insert({ organization_id: organizationId, player_id: player.id, video_id: video.id, position: 0, created_at: now, updated_at: now });
-  return new LiveRepository(trx).insertInstance({
-    organization_id: organizationId,
-    stream_id: stream.id,
-    player_id: player.id,
-    video_id: video.id,
-    player_uuid: player.uuid,
-    name: attrs.name,
-    description: attrs.description,
-    tags: JSON.stringify(attrs.tags),
-    search_text: searchText(attrs.name, attrs.tags),
-    segment_length: attrs.segment_length,
-    dvr_enabled: attrs.dvr_enabled,
-    disable_notifications: attrs.disable_notifications,
-    email: attrs.email,
-    air_date: attrs.air_date,
-    status: live ? 'live' : 'unaired',
-    start_time: live ? live.startTime : null,
-    ingest_session: live?.session ?? null,
-    ingest_heartbeat_at: live?.heartbeat ?? null,
-    primary_session: live?.feed.role === 'primary' ? live.feed.session : null,
-    backup_session: live?.feed.role === 'backup' ? live.feed.session : null,
-    created_at: now,
-    updated_at: now,
-  });
 }
 
 function hasFeature(features: string | null, name: string): boolean {
@@ -145,16 +54,14 @@ function hasFeature(features: string | null, name: string): boolean {
 
 /** The rules of the live stream API (docs/live.md). */
 export class LiveService {
-  private readonly repo: LiveRepository;
-  private readonly organizations: OrganizationsRepository;
 
   constructor(
     private readonly db: Kysely<DB>,
     private readonly config: Config,
-  ) {
-    this.repo = new LiveRepository(db);
-    this.organizations = new OrganizationsRepository(db);
-  }
+    private readonly repo: LiveRepository,
+    private readonly organizations: OrganizationsRepository,
+    private readonly repos: LiveRepositories,
+  ) {}
 
   private rtmpUrl(app: string): string {
     const host = this.config.live.ingestHost.includes(':') ? `[${this.config.live.ingestHost}]` : this.config.live.ingestHost;
@@ -195,7 +102,7 @@ export class LiveService {
         created_at: now,
         updated_at: now,
       });
-      const instance = await insertInstance(trx, stream, {
+      const instance = await insertInstance(trx, this.repos, stream, {
         name,
         description: v.description,
         tags,
@@ -294,13 +201,13 @@ export class LiveService {
       // The instance's video and player carry its name (and the video its description).
       if (body.name !== undefined || body.description !== undefined) {
         if (row.video_id !== null) {
-          await new VideosRepository(trx).update(organizationId, row.video_id, {
+          await this.repos.videos.with(trx).update(organizationId, row.video_id, {
             ...(body.name !== undefined ? { name } : {}),
             ...(body.description !== undefined ? { description: body.description } : {}),
             updated_at: now,
           });
         }
-        if (row.player_id !== null && body.name !== undefined) await new PlayersRepository(trx).update(organizationId, row.player_id, { name, updated_at: now });
+        if (row.player_id !== null && body.name !== undefined) await this.repos.players.with(trx).update(organizationId, row.player_id, { name, updated_at: now });
       }
     });
     return { success: true };
@@ -321,14 +228,14 @@ export class LiveService {
       const latest = await repo.latestOfStream(row.stream_id);
       if (latest?.id === row.id) await repo.softDeleteStream(row.stream_id, now);
       await repo.delete(row.id);
-      const videos = new VideosRepository(trx);
+      const videos = this.repos.videos.with(trx);
       const video = row.video_id === null ? undefined : await videos.find(organizationId, row.video_id);
       if (video?.status !== 'ready') {
-        if (row.player_id !== null) await new PlayersRepository(trx).delete(organizationId, row.player_id);
+        if (row.player_id !== null) await this.repos.players.with(trx).delete(organizationId, row.player_id);
         if (video) await videos.delete(organizationId, video.id);
       }
       // The HLS output goes once the packager has surely stopped.
-      await enqueue(trx, LIVE_CLEANUP_JOB, { player_uuid: row.player_uuid }, { delayMs: 5000 });
+      await enqueue(trx, 'live.cleanup', { player_uuid: row.player_uuid }, { delayMs: 5000 });
     });
     liveSignals.revoked();
     return { success: true };

@@ -1,7 +1,6 @@
 import type { App, Deps } from '../../http/context.ts';
 import { sendError } from '../../http/error-handler.ts';
-import { createMedia, MEDIA_FILES_PATH } from '../../media/media.ts';
-import { MediaFilesService } from './media-files.service.ts';
+import { MEDIA_FILES_PATH } from '../../media/media.ts';
 
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
@@ -9,8 +8,8 @@ const header = (value: string | string[] | undefined) => (Array.isArray(value) ?
  * GET/HEAD /media/files/<key>?expires=&signature=: stored media served by signed URL (outside
  * /dashboard, no token: the signature is the authorization). Range requests are answered with 206.
  */
-export default async function mediaFilesRoutes(app: App, { config }: Deps) {
-  const files = new MediaFilesService(createMedia(config));
+export default async function mediaFilesRoutes(app: App, { config, services }: Deps) {
+  const files = services.mediaFiles;
 
   app.route({
     method: ['GET', 'HEAD'],

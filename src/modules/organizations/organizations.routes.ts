@@ -3,12 +3,11 @@ import { arrayOrEnvelope } from '../../http/paging.ts';
 import { pageOf } from '../../lib/paging.ts';
 import { IdParams } from '../../lib/schemas.ts';
 import { AccountList, FamilyTree, Organization, OrganizationList, OrganizationListQuery, UpdateOrganizationBody } from './organizations.schemas.ts';
-import { OrganizationsService } from './organizations.service.ts';
 
 const tags = ['organizations'];
 
-export default async function organizationsRoutes(app: App, { database, config }: Deps) {
-  const service = new OrganizationsService(database.db, { embedDomain: config.embedDomain, playbackDomain: config.playbackDomain });
+export default async function organizationsRoutes(app: App, { config, services }: Deps) {
+  const service = services.organizations;
 
   app.get('/v1/organizations', {
     config: { list: 'organizations' },

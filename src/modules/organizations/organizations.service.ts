@@ -3,9 +3,9 @@ import type { DB, OrganizationsTable } from '../../db/schema.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import type { Listing, Page } from '../../lib/paging.ts';
-import { TokensService } from '../tokens/tokens.service.ts';
-import { writeAllotmentLimits } from '../allotments/allotments.service.ts';
-import { TeamsRepository } from '../teams/teams.repository.ts';
+import type { TokensService } from '../tokens/tokens.service.ts';
+import type { AllotmentsService } from '../allotments/allotments.service.ts';
+import type { TeamsRepository } from '../teams/teams.repository.ts';
 import { OrganizationsRepository, type OrganizationRow } from './organizations.repository.ts';
 import type { FamilyNode, Organization, UpdateOrganizationBody } from './organizations.schemas.ts';
 
@@ -19,14 +19,15 @@ export interface DomainDefaults {
 }
 
 export class OrganizationsService {
-  private readonly repo: OrganizationsRepository;
 
   constructor(
     private readonly db: Kysely<DB>,
+    private readonly repo: OrganizationsRepository,
+    private readonly teams: TeamsRepository,
+    private readonly tokens: TokensService,
+    private readonly allotments: AllotmentsService,
     private readonly defaults: DomainDefaults | null = null,
-  ) {
-    this.repo = new OrganizationsRepository(db);
-  }
+  ) {}
 
   toWire(row: OrganizationRow): Organization {
     return {
@@ -57,8 +58,8 @@ export class OrganizationsService {
       const inserted = await repo.insert({ name: trimmed, parent_id: parentId, created_at: now, updated_at: now });
       const accountId = parent ? (parent.account_id ?? parent.id) : inserted.id;
       const org = (await repo.update(inserted.id, { account_id: accountId })) ?? inserted;
-      await new TeamsRepository(trx).insert({ organization_id: org.id, name: ADMIN_TEAM_NAME, is_admin: true, created_at: now, updated_at: now });
-      const token = await new TokensService(trx).issue(org.id, 'owner', 'owner');
+      await this.teams.with(trx).insert({ organization_id: org.id, name: ADMIN_TEAM_NAME, is_admin: true, created_at: now, updated_at: now });
+      const token = await this.tokens.issue(org.id, 'owner', 'owner', null, trx);
       return { organization: org, token };
     });
   }
@@ -115,7 +116,7 @@ export class OrganizationsService {
         if (row.parent_id !== null && id === tokenOrganizationId) {
           throw new AppError('forbidden', "A child organization's allotments are set by its parent organization");
         }
-        await writeAllotmentLimits(trx, id, body.allotments);
+        await this.allotments.writeLimits(trx, id, body.allotments);
       }
       if (Object.keys(values).length > 0) {
         row = (await repo.update(id, { ...values, updated_at: nowSeconds() })) ?? row;

@@ -4,12 +4,11 @@ import { arrayOrEnvelope } from '../../http/paging.ts';
 import { pageOf } from '../../lib/paging.ts';
 import { IdParams, UuidParams } from '../../lib/schemas.ts';
 import { CreatePlayerBody, Player, PlayerList, PlayerListQuery, UpdatePlayerBody } from './players.schemas.ts';
-import { PlayersService } from './players.service.ts';
 
 const tags = ['players'];
 
-export default async function playersRoutes(app: App, { database, config }: Deps) {
-  const players = new PlayersService(database.db);
+export default async function playersRoutes(app: App, { config, services }: Deps) {
+  const players = services.players;
 
   app.post('/v1/players', {
     config: { wrap: 'player' },

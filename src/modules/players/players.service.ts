@@ -4,15 +4,15 @@ import { invalidField, notFound } from '../../lib/errors.ts';
 import type { Listing, Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { newUuid } from '../../lib/tokens.ts';
-import { ChaptersRepository, type ChapterRow } from '../chapters/chapters.repository.ts';
-import { ChapterWriter, placeAt, toChapter } from '../chapters/chapters.service.ts';
+import type { ChaptersRepository, ChapterRow } from '../chapters/chapters.repository.ts';
+import { placeAt, toChapter, type ChapterWriters } from '../chapters/chapter-writer.ts';
 import type { NestedChapterInput } from '../chapters/chapters.schemas.ts';
-import { VideosRepository } from '../videos/videos.repository.ts';
-import { reserveAllotment } from '../allotments/allotments.service.ts';
+import type { VideosRepository } from '../videos/videos.repository.ts';
+import type { AllotmentsService } from '../allotments/allotments.service.ts';
 import { PlayersRepository, type PlayerRow } from './players.repository.ts';
 import type { CreatePlayerBody, Player, UpdatePlayerBody } from './players.schemas.ts';
 import { parseStringList } from '../../lib/json-list.ts';
-import { notifyPlayerChange } from '../webhooks/webhooks.service.ts';
+import type { WebhooksService } from '../webhooks/webhooks.service.ts';
 
 export function toPlayer(row: PlayerRow, chapters: Player['chapters_attributes']): Player {
   return {
@@ -82,16 +82,21 @@ function onlyKnown(columns: Updateable<PlayersTable>): Updateable<PlayersTable> 
 }
 
 export class PlayersService {
-  private readonly players: PlayersRepository;
 
-  constructor(private readonly db: Kysely<DB>) {
-    this.players = new PlayersRepository(db);
-  }
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly players: PlayersRepository,
+    private readonly chapters: ChaptersRepository,
+    private readonly videos: VideosRepository,
+    private readonly writers: ChapterWriters,
+    private readonly allotments: AllotmentsService,
+    private readonly webhooks: WebhooksService,
+  ) {}
 
   /** Players with their chapters and each chapter's video, in two queries whatever the count. */
   private async assemble(rows: PlayerRow[], db: Kysely<DB> = this.db): Promise<Player[]> {
-    const chapters = await new ChaptersRepository(db).forPlayers(rows.map((r) => r.id));
-    const videos = await new VideosRepository(db).findMany([...new Set(chapters.map((c) => c.video_id))]);
+    const chapters = await this.chapters.with(db).forPlayers(rows.map((r) => r.id));
+    const videos = await this.videos.with(db).findMany([...new Set(chapters.map((c) => c.video_id))]);
     const videoById = new Map(videos.map((v) => [v.id, v]));
     const byPlayer = new Map<number, Player['chapters_attributes']>();
     for (const c of chapters) {
@@ -105,7 +110,7 @@ export class PlayersService {
   async create(organizationId: number, body: CreatePlayerBody): Promise<Player> {
     return this.db.transaction().execute(async (trx) => {
       // A new player is embeddable, so it takes one unit of the embeds allotment.
-      await reserveAllotment(trx, organizationId, 'embeds');
+      await this.allotments.reserve(trx, organizationId, 'embeds');
       const now = nowSeconds();
       const row = await this.players.with(trx).insert({
         ...onlyKnown(settingsColumns(body)),
@@ -119,7 +124,7 @@ export class PlayersService {
       } as never);
       await this.writeChapters(trx, organizationId, row.id, [], body.chapters_attributes ?? [], now);
       const [player] = await this.assemble([row], trx);
-      await notifyPlayerChange(trx, organizationId, 'create', player);
+      await this.webhooks.notifyPlayerChange(trx, organizationId, 'create', player);
       return player;
     });
   }
@@ -130,7 +135,7 @@ export class PlayersService {
    */
   private async writeChapters(trx: Kysely<DB>, organizationId: number, playerId: number, existing: ChapterRow[], inputs: NestedChapterInput[], now: number) {
     if (inputs.length === 0) return;
-    const writer = new ChapterWriter(trx, organizationId, now);
+    const writer = this.writers.open(trx, organizationId, now);
     let ordered = [...existing];
     // New chapters without a position keep the order in which they were sent.
     const indexed = inputs.map((input, index) => ({ input, index }));
@@ -165,10 +170,11 @@ export class PlayersService {
     return (await this.assemble([row]))[0];
   }
 
-  async get(organizationId: number, id: number): Promise<Player> {
-    const row = await this.players.find(organizationId, id);
+  /** The player; `trx` reads it inside a caller's transaction (as it is about to be committed). */
+  async get(organizationId: number, id: number, trx?: Kysely<DB>): Promise<Player> {
+    const row = await (trx ? this.players.with(trx) : this.players).find(organizationId, id);
     if (!row) throw notFound('player', id);
-    return this.withChapters(row);
+    return (await this.assemble([row], trx))[0];
   }
 
   async getByUuid(organizationId: number, uuid: string): Promise<Player> {
@@ -192,11 +198,11 @@ export class PlayersService {
       const row = await this.players.with(trx).update(organizationId, id, { ...onlyKnown(settingsColumns(body)), updated_at: now });
       if (!row) throw notFound('player', id);
       if (body.chapters_attributes) {
-        const existing = await new ChaptersRepository(trx).forPlayers([id]);
+        const existing = await this.chapters.with(trx).forPlayers([id]);
         await this.writeChapters(trx, organizationId, id, existing, body.chapters_attributes, now);
       }
       const [player] = await this.assemble([row], trx);
-      await notifyPlayerChange(trx, organizationId, 'update', player);
+      await this.webhooks.notifyPlayerChange(trx, organizationId, 'update', player);
       return player;
     });
   }
@@ -208,7 +214,7 @@ export class PlayersService {
       if (!row) throw notFound('player', id);
       const [player] = await this.assemble([row], trx);
       await this.players.with(trx).delete(organizationId, id);
-      await notifyPlayerChange(trx, organizationId, 'destroy', player);
+      await this.webhooks.notifyPlayerChange(trx, organizationId, 'destroy', player);
       return player;
     });
   }

@@ -1,9 +1,8 @@
 import type { App, Deps } from '../../http/context.ts';
 import { GeneratedScript, GenerateScriptQuery, Prompt, PromptQuery, PutPromptBody } from './prompts.schemas.ts';
-import { PromptsService } from './prompts.service.ts';
 
-export default async function promptsRoutes(app: App, { database }: Deps) {
-  const service = new PromptsService(database.db);
+export default async function promptsRoutes(app: App, { services }: Deps) {
+  const service = services.prompts;
 
   app.get('/v1/prompts', {
     schema: {

@@ -1,5 +1,3 @@
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
 import { AppError, invalidField } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { PromptsRepository, type PromptRow } from './prompts.repository.ts';
@@ -38,11 +36,10 @@ const normalizeType = (type: string | undefined) => (type ?? DEFAULT_PROMPT_TYPE
 const toWire = (row: PromptRow): Prompt => ({ id: row.id, type: row.type, content: row.content, ctaLink: row.cta_link });
 
 export class PromptsService {
-  private readonly repo: PromptsRepository;
 
-  constructor(db: Kysely<DB>) {
-    this.repo = new PromptsRepository(db);
-  }
+  constructor(
+    private readonly repo: PromptsRepository,
+  ) {}
 
   /** The organization's prompt of that type, else the built-in one; 404 when neither exists. */
   async get(organizationId: number, requestedType?: string): Promise<Prompt> {

@@ -1,11 +1,10 @@
 import type { App, Deps } from '../../http/context.ts';
 import { RoleList, RoleObject, RoleParams } from './roles.schemas.ts';
-import { RolesService } from './roles.service.ts';
 
 const tags = ['roles'];
 
-export default async function rolesRoutes(app: App, _deps: Deps) {
-  const service = new RolesService();
+export default async function rolesRoutes(app: App, { services }: Deps) {
+  const service = services.roles;
 
   app.get('/v1/roles', {
     config: { list: 'roles' },

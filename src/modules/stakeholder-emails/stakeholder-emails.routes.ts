@@ -1,14 +1,11 @@
 import type { App, Deps } from '../../http/context.ts';
-import { createMailer } from '../../mail/mailer.ts';
 import { SendStakeholderEmailBody, StakeholderEmail, ThrottleStatus } from './stakeholder-emails.schemas.ts';
-import { RateLimitedError, StakeholderEmailsService } from './stakeholder-emails.service.ts';
+import { RateLimitedError } from './stakeholder-emails.service.ts';
 
 const tags = ['stakeholder emails'];
 
-export default async function stakeholderEmailsRoutes(app: App, { database, config }: Deps) {
-  const mailer = createMailer(config);
-  app.addHook('onClose', async () => mailer.close());
-  const service = new StakeholderEmailsService(database.db, mailer, { limit: config.stakeholderEmailsPerHour, publicUrl: config.publicUrl });
+export default async function stakeholderEmailsRoutes(app: App, { services }: Deps) {
+  const service = services.stakeholderEmails;
 
   // Editors and up (content:write, the default for a POST).
   app.post('/v1/email_stakeholders', {

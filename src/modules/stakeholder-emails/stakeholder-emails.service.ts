@@ -2,24 +2,17 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { lockOrganization } from '../../db/dialect.ts';
 import { AppError, invalidField } from '../../lib/errors.ts';
-import { enqueue } from '../../jobs/queue.ts';
+import { enqueue, type JobPayload } from '../job-kinds.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { distinctAddresses } from '../../mail/addresses.ts';
 import { MailDeliveryError, type Mailer, type OutgoingMail } from '../../mail/mailer.ts';
-import { StakeholderEmailsRepository } from './stakeholder-emails.repository.ts';
+import type { StakeholderEmailsRepository } from './stakeholder-emails.repository.ts';
 import type { SendStakeholderEmailBody, StakeholderEmail, ThrottleStatus } from './stakeholder-emails.schemas.ts';
 
 export const WINDOW_SECONDS = 3600;
 
 /** A stakeholder email the mail server refused at first, sent again by the job queue (docs/security.md). */
-export const STAKEHOLDER_MAIL_JOB = 'mail.stakeholder';
-/** With the queue's backoff (capped at an hour) about half a day of attempts. */
-export const STAKEHOLDER_MAIL_ATTEMPTS = 20;
-
-export interface StakeholderMailPayload {
-  emailId: number;
-  mail: OutgoingMail;
-}
+export type StakeholderMailPayload = JobPayload<'mail.stakeholder'>;
 
 /** 429: the organization's hourly allowance is used up; nothing was sent. */
 export class RateLimitedError extends AppError {
@@ -49,11 +42,14 @@ export function throttleOf(times: number[], limit: number, window: number, now: 
 
 /** Mail to a video's stakeholders, at most `limit` per organization per hour. */
 export class StakeholderEmailsService {
-  private readonly repo: StakeholderEmailsRepository;
   private readonly window: number;
 
-  constructor(private readonly db: Kysely<DB>, private readonly mailer: Mailer, private readonly options: StakeholderEmailsOptions) {
-    this.repo = new StakeholderEmailsRepository(db);
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly mailer: Mailer,
+    private readonly options: StakeholderEmailsOptions,
+    private readonly repo: StakeholderEmailsRepository,
+  ) {
     this.window = options.windowSeconds ?? WINDOW_SECONDS;
   }
 
@@ -124,7 +120,7 @@ export class StakeholderEmailsService {
       if (!(e instanceof MailDeliveryError)) throw e;
       await this.db.transaction().execute(async (trx) => {
         await this.repo.with(trx).noteError(id, e.message);
-        await enqueue(trx, STAKEHOLDER_MAIL_JOB, { emailId: id, mail } satisfies StakeholderMailPayload, { delayMs: 1000, maxAttempts: STAKEHOLDER_MAIL_ATTEMPTS });
+        await enqueue(trx, 'mail.stakeholder', { emailId: id, mail }, { delayMs: 1000 });
       });
     }
     return { id, recipients, subject: body.subject, player_id: player?.id ?? null, sent_at: takenAt };

@@ -16,12 +16,11 @@ import {
   TagParams,
   VideoParams,
 } from './tags.schemas.ts';
-import { TagsService } from './tags.service.ts';
 
 const tags = ['tags'];
 
-export default async function tagsRoutes(app: App, { database, config }: Deps) {
-  const service = new TagsService(database.db);
+export default async function tagsRoutes(app: App, { config, services }: Deps) {
+  const service = services.tags;
 
   app.post('/v1/tags', {
     config: { wrap: 'tag' },

@@ -28,11 +28,11 @@ function cleanName(raw: string, field: string): string {
 }
 
 export class TagsService {
-  private readonly repo: TagsRepository;
 
-  constructor(private readonly db: Kysely<DB>) {
-    this.repo = new TagsRepository(db);
-  }
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly repo: TagsRepository,
+  ) {}
 
   private async toWire(rows: TagRow[], repo = this.repo): Promise<Tag[]> {
     const ids = rows.map((r) => r.id);

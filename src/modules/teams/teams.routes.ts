@@ -3,12 +3,11 @@ import { listEnvelope } from '../../http/paging.ts';
 import { pageOf } from '../../lib/paging.ts';
 import { IdParams } from '../../lib/schemas.ts';
 import { CreateTeamBody, Team, TeamList, TeamListQuery, UpdateTeamBody } from './teams.schemas.ts';
-import { TeamsService } from './teams.service.ts';
 
 const tags = ['teams'];
 
-export default async function teamsRoutes(app: App, { database, config }: Deps) {
-  const service = new TeamsService(database.db);
+export default async function teamsRoutes(app: App, { config, services }: Deps) {
+  const service = services.teams;
 
   app.get('/v1/teams', {
     config: { list: 'teams' },

@@ -4,7 +4,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../db/dialect.ts';
 import { AppError, invalidField, notFound } from '../../lib/errors.ts';
 import type { Listing, Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { reserveAllotment } from '../allotments/allotments.service.ts';
+import type { AllotmentsService } from '../allotments/allotments.service.ts';
 import { TeamsRepository, type MemberRow, type TeamRow } from './teams.repository.ts';
 import { TeamIncludes, type CreateTeamBody, type Team, type TeamListQuery, type UpdateTeamBody } from './teams.schemas.ts';
 
@@ -21,11 +21,12 @@ function cleanName(raw: string): string {
 }
 
 export class TeamsService {
-  private readonly repo: TeamsRepository;
 
-  constructor(private readonly db: Kysely<DB>) {
-    this.repo = new TeamsRepository(db);
-  }
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly repo: TeamsRepository,
+    private readonly allotments: AllotmentsService,
+  ) {}
 
   private toWire(row: TeamRow, members?: MemberRow[]): Team {
     const team: Team = {
@@ -88,7 +89,7 @@ export class TeamsService {
       return await this.db.transaction().execute(async (trx) => {
         const repo = this.repo.with(trx);
         await this.checkUsers(repo, organizationId, userIds);
-        await reserveAllotment(trx, organizationId, 'teams');
+        await this.allotments.reserve(trx, organizationId, 'teams');
         if (await repo.findByName(organizationId, name)) throw nameTaken(name);
         const now = nowSeconds();
         const row = await repo.insert({ organization_id: organizationId, name, is_admin: false, created_at: now, updated_at: now });

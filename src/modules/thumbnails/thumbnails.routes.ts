@@ -15,7 +15,7 @@ import {
   ThumbnailListQuery,
   VideoParams,
 } from './thumbnails.schemas.ts';
-import { createThumbnailsService, playerRefOf, type PlayerRef } from './thumbnails.service.ts';
+import { playerRefOf, type PlayerRef } from './thumbnails.service.ts';
 
 const tags = ['thumbnails'];
 
@@ -33,9 +33,8 @@ async function normalisePlayerThumbnailsBody(req: FastifyRequest) {
   }
 }
 
-export default async function thumbnailsRoutes(app: App, deps: Deps) {
-  const service = createThumbnailsService(deps);
-  const { config } = deps;
+export default async function thumbnailsRoutes(app: App, { config, services }: Deps) {
+  const service = services.thumbnails;
 
   app.get('/v1/videos/:video_id/thumbnails', {
     config: { list: 'thumbnails' },

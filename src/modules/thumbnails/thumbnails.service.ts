@@ -1,27 +1,20 @@
 import type { Kysely } from 'kysely';
-import type { Config } from '../../config.ts';
-import type { Database } from '../../db/database.ts';
 import { isUniqueViolation } from '../../db/dialect.ts';
 import type { DB } from '../../db/schema.ts';
 import { AppError, invalidField, notFound } from '../../lib/errors.ts';
 import type { Listing, Page } from '../../lib/paging.ts';
-import { enqueue } from '../../jobs/queue.ts';
+import { enqueue, type JobPayload } from '../job-kinds.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { newUuid } from '../../lib/tokens.ts';
-import { createMedia, type Media } from '../../media/media.ts';
-import { ChaptersRepository } from '../chapters/chapters.repository.ts';
-import { PlayersRepository, type PlayerRow } from '../players/players.repository.ts';
-import { VideosRepository } from '../videos/videos.repository.ts';
+import type { Media } from '../../media/media.ts';
+import type { ChaptersRepository } from '../chapters/chapters.repository.ts';
+import type { PlayersRepository, PlayerRow } from '../players/players.repository.ts';
+import type { VideosRepository } from '../videos/videos.repository.ts';
 import type { PlayerSelectedThumbnail, PlayerThumbnailItem, SelectVideoThumbnailBody, Thumbnail } from './thumbnails.schemas.ts';
-import { ThumbnailsRepository, type ThumbnailRow } from './thumbnails.repository.ts';
+import type { ThumbnailsRepository, ThumbnailRow } from './thumbnails.repository.ts';
 
 /** The job that copies a custom thumbnail's image into the media store. */
-export const THUMBNAIL_FETCH_JOB = 'thumbnail.fetch';
-export interface ThumbnailFetchPayload {
-  thumbnail_id: number;
-  url: string;
-}
-export const THUMBNAIL_FETCH_ATTEMPTS = 5;
+export type ThumbnailFetchPayload = JobPayload<'thumbnail.fetch'>;
 
 /** How a player is named in the path: `/players/:player_id`, `/players/uuid=:uuid`, `/v1.1/players/:player_uuid`. */
 export type PlayerRef = { id: number } | { uuid: string };
@@ -31,28 +24,21 @@ export function playerRefOf(value: string): PlayerRef {
   return /^\d{1,10}$/.test(value) ? { id: Number(value) } : { uuid: value };
 }
 
-export function createThumbnailsService({ database, config }: { database: Database; config: Config }): ThumbnailsService {
-  return new ThumbnailsService(database.db, createMedia(config));
-}
-
 /**
  * Thumbnail operations over the thumbnails the media pipeline generates (and the custom ones set
  * by URL). A video has at most one selected thumbnail; a player's selected thumbnails are those of
  * its chapters' videos, in chapter order (docs/thumbnails.md).
  */
 export class ThumbnailsService {
-  private readonly thumbnails: ThumbnailsRepository;
-  private readonly videos: VideosRepository;
-  private readonly players: PlayersRepository;
 
   constructor(
     private readonly db: Kysely<DB>,
     private readonly media: Media,
-  ) {
-    this.thumbnails = new ThumbnailsRepository(db);
-    this.videos = new VideosRepository(db);
-    this.players = new PlayersRepository(db);
-  }
+    private readonly thumbnails: ThumbnailsRepository,
+    private readonly videos: VideosRepository,
+    private readonly players: PlayersRepository,
+    private readonly chapters: ChaptersRepository,
+  ) {}
 
   /** The stored image by signed URL; a custom thumbnail not (yet) copied keeps the URL it was set with. */
   private urlOf(row: ThumbnailRow, now: number): string | null {
@@ -169,13 +155,13 @@ export class ThumbnailsService {
       created_at: now,
       updated_at: now,
     });
-    await enqueue(trx, THUMBNAIL_FETCH_JOB, { thumbnail_id: created.id, url } satisfies ThumbnailFetchPayload, { maxAttempts: THUMBNAIL_FETCH_ATTEMPTS });
+    await enqueue(trx, 'thumbnail.fetch', { thumbnail_id: created.id, url });
     return repo.select(videoId, created.id, now);
   }
 
   /** The videos of the player's chapters, in chapter order, each once. */
   private async videoIdsOf(db: Kysely<DB>, playerId: number): Promise<{ byChapter: number[]; unique: number[] }> {
-    const byChapter = (await new ChaptersRepository(db).forPlayers([playerId])).map((c) => c.video_id);
+    const byChapter = (await this.chapters.with(db).forPlayers([playerId])).map((c) => c.video_id);
     return { byChapter, unique: [...new Set(byChapter)] };
   }
 

@@ -5,6 +5,10 @@ import { cachedRead } from '../../db/read-cache.ts';
 export class TokensRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
+  with(db: Kysely<DB>) {
+    return new TokensRepository(db);
+  }
+
   /** The token with the role it acts with: its user's current role when it belongs to a user. */
   findByHash(tokenHash: string) {
     return cachedRead(this.db, 'token', tokenHash, () => this.db

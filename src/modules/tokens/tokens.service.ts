@@ -19,11 +19,10 @@ function authOf(row: TokenRow): AuthContext | null {
 }
 
 export class TokensService {
-  private readonly repo: TokensRepository;
 
-  constructor(db: Kysely<DB>) {
-    this.repo = new TokensRepository(db);
-  }
+  constructor(
+    private readonly repo: TokensRepository,
+  ) {}
 
   /**
    * Resolves a presented token to who it acts for, or null when it is unknown. Runs on every request:
@@ -39,9 +38,9 @@ export class TokensService {
   }
 
   /** Issues a token; the clear text is returned once and never stored. */
-  async issue(organizationId: number, role: Role, name?: string, userId: number | null = null): Promise<string> {
+  async issue(organizationId: number, role: Role, name?: string, userId: number | null = null, trx?: Kysely<DB>): Promise<string> {
     const token = generateToken();
-    await this.repo.insert({ organization_id: organizationId, role, token_hash: hashToken(token), name: name ?? null, user_id: userId, created_at: nowSeconds() });
+    await (trx ? this.repo.with(trx) : this.repo).insert({ organization_id: organizationId, role, token_hash: hashToken(token), name: name ?? null, user_id: userId, created_at: nowSeconds() });
     return token;
   }
 }

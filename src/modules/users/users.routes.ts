@@ -3,12 +3,11 @@ import { arrayOrEnvelope } from '../../http/paging.ts';
 import { pageOf } from '../../lib/paging.ts';
 import { IdParams } from '../../lib/schemas.ts';
 import { CreateUserBody, RoleUserParams, RoleUsersParams, UpdateUserBody, User, UserList, UserListQuery } from './users.schemas.ts';
-import { UsersService } from './users.service.ts';
 
 const tags = ['users'];
 
-export default async function usersRoutes(app: App, { database, config }: Deps) {
-  const service = new UsersService(database.db);
+export default async function usersRoutes(app: App, { config, services }: Deps) {
+  const service = services.users;
 
   app.get('/v1/users', {
     config: { list: 'users' },

@@ -4,9 +4,9 @@ import { isUniqueViolation } from '../../db/dialect.ts';
 import { AppError, invalidField, notFound } from '../../lib/errors.ts';
 import type { Listing, Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { reserveAllotment } from '../allotments/allotments.service.ts';
+import type { AllotmentsService } from '../allotments/allotments.service.ts';
 import { isRole, outranksOrEquals, RoleIds, roleById, type Role } from '../roles/permissions.ts';
-import { TokensRepository } from '../tokens/tokens.repository.ts';
+import type { TokensRepository } from '../tokens/tokens.repository.ts';
 import { UsersRepository, type UserRow } from './users.repository.ts';
 import type { CreateUserBody, UpdateUserBody, User, UserListQuery } from './users.schemas.ts';
 
@@ -42,11 +42,13 @@ function roleOf(roleId: number, field = 'role_id'): Role {
 }
 
 export class UsersService {
-  private readonly repo: UsersRepository;
 
-  constructor(private readonly db: Kysely<DB>) {
-    this.repo = new UsersRepository(db);
-  }
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly repo: UsersRepository,
+    private readonly tokens: TokensRepository,
+    private readonly allotments: AllotmentsService,
+  ) {}
 
   /** Users by id: a bare array without per_page, {users, summary} with it. `roleId` narrows to one role. */
   async list(organizationId: number, query: UserListQuery, page: Page, roleId?: number): Promise<Listing<User>> {
@@ -81,7 +83,7 @@ export class UsersService {
       return await this.db.transaction().execute(async (trx) => {
         const repo = this.repo.with(trx);
         if (await repo.findByEmail(organizationId, email)) throw emailTaken(email);
-        await reserveAllotment(trx, organizationId, 'govideo_users');
+        await this.allotments.reserve(trx, organizationId, 'govideo_users');
         const now = nowSeconds();
         const row = await repo.insert({
           organization_id: organizationId,
@@ -144,7 +146,7 @@ export class UsersService {
       if (!row) throw notFound('user', id);
       const user = toUser(row);
       assertMayManage(actor, user.role as Role);
-      await new TokensRepository(trx).deleteForUser(id);
+      await this.tokens.with(trx).deleteForUser(id);
       await repo.delete(organizationId, id);
       return user;
     });

@@ -3,20 +3,17 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../lib/errors.ts';
-import { enqueue, WEBHOOK_DELIVERY_ATTEMPTS } from '../../jobs/queue.ts';
+import { enqueue } from '../job-kinds.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { newUuid } from '../../lib/tokens.ts';
 import type { Media } from '../../media/media.ts';
 import type { PipelineResult } from '../../media/pipeline.ts';
-import { VideosRepository, type VideoRow } from './videos.repository.ts';
-import { VideoMediaRepository, type VideoFileSetRow } from './video-media.repository.ts';
+import type { VideosRepository, VideoRow } from './videos.repository.ts';
+import type { VideoMediaRepository, VideoFileSetRow } from './video-media.repository.ts';
 import type { RegisterFileSetBody, VideoFileSet } from './videos.schemas.ts';
 import { toVideo } from './videos.service.ts';
 import {
   enqueueDelete,
-  PROCESS_ATTEMPTS,
-  VIDEO_FILES_JOB,
-  VIDEO_WEBHOOK_JOB,
   videoPrefix,
   type VideoFilesPayload,
   type VideoProcessPayload,
@@ -46,16 +43,13 @@ export function toFileSet(row: VideoFileSetRow): VideoFileSet {
  * the processing jobs make (only the job of the video's current source version may publish).
  */
 export class VideoMediaService {
-  private readonly repo: VideoMediaRepository;
-  private readonly videos: VideosRepository;
 
   constructor(
     private readonly db: Kysely<DB>,
     readonly media: Media,
-  ) {
-    this.repo = new VideoMediaRepository(db);
-    this.videos = new VideosRepository(db);
-  }
+    private readonly repo: VideoMediaRepository,
+    private readonly videos: VideosRepository,
+  ) {}
 
   private async video(organizationId: number, id: number): Promise<VideoRow> {
     const row = await this.videos.find(organizationId, id);
@@ -86,7 +80,7 @@ export class VideoMediaService {
       const video = await this.videos.with(trx).find(organizationId, id);
       if (!video) throw notFound('video', id);
       const set = await this.repo.with(trx).upsertSet(organizationId, id, body.custom_identifier, { sd_url: body.sd_url ?? null, hd_url: body.hd_url ?? null }, nowSeconds());
-      await enqueue(trx, VIDEO_FILES_JOB, { setId: set.id, version: set.version } satisfies VideoFilesPayload, { maxAttempts: PROCESS_ATTEMPTS });
+      await enqueue(trx, 'video.files', { setId: set.id, version: set.version });
       return toFileSet(set);
     });
   }
@@ -199,7 +193,7 @@ export class VideoMediaService {
   private async queueWebhook(trx: Kysely<DB>, video: VideoRow): Promise<void> {
     if (!video.webhook_url) return;
     const payload: VideoWebhookPayload = { videoId: video.id, organizationId: video.organization_id, url: video.webhook_url, video: toVideo(video) };
-    await enqueue(trx, VIDEO_WEBHOOK_JOB, payload, { maxAttempts: WEBHOOK_DELIVERY_ATTEMPTS });
+    await enqueue(trx, 'video.webhook', payload);
   }
 
   // ---- custom file sets (called by the jobs) ----

@@ -4,7 +4,6 @@ import { arrayOrEnvelope } from '../../http/paging.ts';
 import { pageOf } from '../../lib/paging.ts';
 import { Summary } from '../../lib/schemas.ts';
 import { IdParams } from '../../lib/schemas.ts';
-import { createMedia } from '../../media/media.ts';
 import {
   CreateVideoBody,
   DeleteFileSetQuery,
@@ -16,15 +15,12 @@ import {
   VideoFilesQuery,
   VideoListQuery,
 } from './videos.schemas.ts';
-import { VideosService } from './videos.service.ts';
-import { VideoMediaService } from './video-media.service.ts';
 
 const tags = ['videos'];
 
-export default async function videosRoutes(app: App, { database, config }: Deps) {
-  const media = createMedia(config);
-  const videos = new VideosService(database.db, media.store);
-  const videoMedia = new VideoMediaService(database.db, media);
+export default async function videosRoutes(app: App, { config, services }: Deps) {
+  const videos = services.videos;
+  const videoMedia = services.videoMedia;
 
   app.post('/v1/videos', {
     config: { wrap: 'video' },

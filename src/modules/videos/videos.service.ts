@@ -5,8 +5,8 @@ import type { Listing, Page } from '../../lib/paging.ts';
 import type { FileStore } from '../../media/file-store.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { newUuid } from '../../lib/tokens.ts';
-import { ChaptersRepository } from '../chapters/chapters.repository.ts';
-import { PlayersRepository } from '../players/players.repository.ts';
+import type { ChaptersRepository } from '../chapters/chapters.repository.ts';
+import type { PlayersRepository } from '../players/players.repository.ts';
 import type { CreateVideoBody, UpdateVideoBody, Video } from './videos.schemas.ts';
 import { VideosRepository, type VideoRow } from './videos.repository.ts';
 import { enqueueDelete, enqueueProcessing, videoPrefix } from './video-jobs.ts';
@@ -31,7 +31,7 @@ export function toVideo(row: VideoRow): Video {
   };
 }
 
-/** A new video row; `status` starts null (the media pipeline moves it on). Use insertVideo to create one. */
+/** A new video row; `status` starts null (the media pipeline moves it on). Use VideosService.insert to create one. */
 export function newVideoRow(organizationId: number, attrs: CreateVideoBody, now: number): Insertable<VideosTable> {
   return {
     organization_id: organizationId,
@@ -51,35 +51,35 @@ export function newVideoRow(organizationId: number, attrs: CreateVideoBody, now:
   };
 }
 
-/**
- * Creates a video and queues its processing, in the caller's transaction: every path that makes a
- * video (POST /v1/videos, nested video_attributes of players and chapters) goes through here.
- * `status` stays null (queued) until a worker starts processing it (docs/media.md).
- */
-export async function insertVideo(trx: Kysely<DB>, organizationId: number, attrs: CreateVideoBody, now: number): Promise<VideoRow> {
-  const video = await new VideosRepository(trx).insert(newVideoRow(organizationId, attrs, now));
-  await enqueueProcessing(trx, video.id, video.media_version);
-  return video;
-}
-
 const WRITABLE = ['name', 'upload_url', 'description', 'sync', 'audio_gain', 'webhook_url', 'notes'] as const satisfies ReadonlyArray<keyof UpdateVideoBody>;
 
 export class VideosService {
-  private readonly videos: VideosRepository;
 
   constructor(
     private readonly db: Kysely<DB>,
     private readonly store: FileStore,
-  ) {
-    this.videos = new VideosRepository(db);
+    private readonly videos: VideosRepository,
+    private readonly players: PlayersRepository,
+    private readonly chapters: ChaptersRepository,
+  ) {}
+
+  /**
+   * Creates a video and queues its processing, in the caller's transaction: every path that makes a
+   * video (POST /v1/videos, nested video_attributes of players and chapters) goes through here.
+   * `status` stays null (queued) until a worker starts processing it (docs/media.md).
+   */
+  async insert(trx: Kysely<DB>, organizationId: number, attrs: CreateVideoBody, now: number): Promise<VideoRow> {
+    const video = await this.videos.with(trx).insert(newVideoRow(organizationId, attrs, now));
+    await enqueueProcessing(trx, video.id, video.media_version);
+    return video;
   }
 
   /** Creating a video alone also makes its facade player, as the reference does. */
   async create(organizationId: number, body: CreateVideoBody): Promise<Video> {
     return this.db.transaction().execute(async (trx) => {
       const now = nowSeconds();
-      const video = await insertVideo(trx, organizationId, body, now);
-      const player = await new PlayersRepository(trx).insert({
+      const video = await this.insert(trx, organizationId, body, now);
+      const player = await this.players.with(trx).insert({
         organization_id: organizationId,
         uuid: newUuid(),
         name: video.name,
@@ -88,7 +88,7 @@ export class VideosService {
         created_at: now,
         updated_at: now,
       });
-      await new ChaptersRepository(trx).insert({ organization_id: organizationId, player_id: player.id, video_id: video.id, position: 0, created_at: now, updated_at: now });
+      await this.chapters.with(trx).insert({ organization_id: organizationId, player_id: player.id, video_id: video.id, position: 0, created_at: now, updated_at: now });
       return toVideo(video);
     });
   }
@@ -139,7 +139,7 @@ export class VideosService {
    */
   async delete(organizationId: number, id: number): Promise<Video> {
     const row = await this.db.transaction().execute(async (trx) => {
-      const chapters = new ChaptersRepository(trx);
+      const chapters = this.chapters.with(trx);
       const playerIds = await chapters.playerIdsOfVideo(id);
       const deleted = await this.videos.with(trx).delete(organizationId, id);
       if (!deleted) throw notFound('video', id);

@@ -9,7 +9,7 @@ import { AppError, notFound } from '../../lib/errors.ts';
 import { renderPage, renderRefusal } from '../../web/pages.ts';
 import { AccessCodeBody, AnalyticsBeacon, AssetParams, Oembed, OembedQuery, PageParams } from './watch.schemas.ts';
 import { WindowCounter } from '../../lib/window-counter.ts';
-import { WatchService, type PageKind, type PageView } from './watch.service.ts';
+import type { PageKind, PageView, RefusalReason } from './watch-view.ts';
 
 const assetsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../web/assets');
 const JS = 'text/javascript; charset=utf-8';
@@ -18,6 +18,19 @@ const ASSETS: Record<string, { type: string; file: string }> = {
   'player.js': { type: JS, file: path.join(assetsDir, 'player.js') },
   'player.css': { type: 'text/css; charset=utf-8', file: path.join(assetsDir, 'player.css') },
   'hls.js': { type: JS, file: createRequire(import.meta.url).resolve('hls.js/dist/hls.light.min.js') },
+};
+
+/** The status each reason a page is refused is answered with. */
+const REFUSAL_STATUS: Record<RefusalReason, number> = {
+  not_found: 404,
+  blocked: 403,
+  not_released: 403,
+  expired: 410,
+  embedding_disabled: 403,
+  embedding_not_allowed: 403,
+  code_required: 403,
+  code_used_up: 403,
+  too_many_attempts: 429,
 };
 
 function parseCookies(header: string | undefined): Record<string, string> {
@@ -41,8 +54,8 @@ function parseCookies(header: string | undefined): Record<string, string> {
  * (iframe page), a POST of either with the access code form, and the player's script and styles
  * under /web. No token.
  */
-export async function watchPageRoutes(app: App, { database, config }: Deps) {
-  const watch = new WatchService(database, config);
+export async function watchPageRoutes(app: App, { config, services }: Deps) {
+  const watch = services.watch;
   // Wrong access codes: ten per address and player in ten minutes, so that a code cannot be guessed at speed.
   const attempts = new WindowCounter(10, 10 * 60_000);
   const origin = new URL(config.publicUrl).origin;
@@ -83,7 +96,7 @@ export async function watchPageRoutes(app: App, { database, config }: Deps) {
     const key = visitorKey(request, uuid);
     if (accessCode !== undefined && attempts.blocked(key)) {
       reply.header('retry-after', String(attempts.retryAfterSeconds(key)));
-      return sendPage(reply, 429, nonce, "'self'", renderRefusal({ status: 403, title: 'Too many attempts', message: 'Too many wrong access codes. Try again later.' }));
+      return sendPage(reply, 429, nonce, "'self'", renderRefusal({ reason: 'too_many_attempts', title: 'Too many attempts', message: 'Too many wrong access codes. Try again later.' }));
     }
     const outcome = await watch.page(kind, uuid, { ip: request.ip, referer: request.headers.referer, cookies: parseCookies(request.headers.cookie), accessCode });
     if (outcome.kind === 'granted') {
@@ -94,7 +107,7 @@ export async function watchPageRoutes(app: App, { database, config }: Deps) {
     }
     if (outcome.kind === 'refused') {
       if (accessCode !== undefined && outcome.refusal.askCode) attempts.hit(key);
-      return sendPage(reply, outcome.refusal.status, nonce, kind === 'embed' ? '*' : "'self'", renderRefusal(outcome.refusal));
+      return sendPage(reply, REFUSAL_STATUS[outcome.refusal.reason], nonce, kind === 'embed' ? '*' : "'self'", renderRefusal(outcome.refusal));
     }
     const oembed = `${config.publicUrl}/dashboard/v1.1/oembed?url=${encodeURIComponent(outcome.view.watchUrl)}&format=json`;
     return sendPage(reply, 200, nonce, ancestorsOf(outcome.view), renderPage(outcome.view, nonce, oembed));
@@ -116,7 +129,7 @@ export async function watchPageRoutes(app: App, { database, config }: Deps) {
       throw new AppError('rate_limited', 'Too many reports from this address; try again later');
     }
     reports.hit(key);
-    if (!(await watch.report(request.params.uuid, request.ip, request.body))) throw notFound('player');
+    if (!(await services.viewerReports.report(request.params.uuid, request.ip, request.body))) throw notFound('player');
     return reply.code(204).send();
   });
 
@@ -129,8 +142,8 @@ export async function watchPageRoutes(app: App, { database, config }: Deps) {
 }
 
 /** `GET /v1/oembed` (fixed-size embed code) and `GET /v1.1/oembed` (responsive), public as oEmbed is. */
-export async function oembedRoutes(app: App, { database, config }: Deps, options: { hide?: boolean } = {}) {
-  const watch = new WatchService(database, config);
+export async function oembedRoutes(app: App, { config, services }: Deps, options: { hide?: boolean } = {}) {
+  const watch = services.watch;
   for (const version of ['v1', 'v1.1'] as const) {
     app.get(`/${version}/oembed`, {
       config: { public: true },

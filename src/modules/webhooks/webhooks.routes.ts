@@ -1,6 +1,5 @@
 import type { App, Deps } from '../../http/context.ts';
 import { AnalyticsWebhookBody, Deleted, OrganizationParams, PlayerWebhookBody, Registered, SigningKey, WebhookList, WebhookParams, type WebhookKind } from './webhooks.schemas.ts';
-import { WebhooksService } from './webhooks.service.ts';
 
 const tags = ['webhooks'];
 const permission = 'webhooks:manage' as const;
@@ -9,8 +8,8 @@ const permission = 'webhooks:manage' as const;
  * Registration of analytics and player webhooks (docs/webhooks.md). The spec's POST and DELETE, and a
  * GET of the registered ones (never their keys).
  */
-export default async function webhooksRoutes(app: App, { database }: Deps) {
-  const service = new WebhooksService(database.db);
+export default async function webhooksRoutes(app: App, { services }: Deps) {
+  const service = services.webhooks;
   const kinds: Array<{ kind: WebhookKind; body: typeof AnalyticsWebhookBody | typeof PlayerWebhookBody; what: string }> = [
     { kind: 'analytics', body: AnalyticsWebhookBody, what: 'analytics (view, identified_view, attention_span)' },
     { kind: 'players', body: PlayerWebhookBody, what: 'player change' },

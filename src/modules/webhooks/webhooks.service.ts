@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../lib/errors.ts';
-import { enqueue, WEBHOOK_DELIVERY_ATTEMPTS } from '../../jobs/queue.ts';
+import { enqueue } from '../job-kinds.ts';
 import { parseStringList } from '../../lib/json-list.ts';
 import { assertOwnOrganization } from '../organizations/own-organization.ts';
 import { newSecret } from '../../lib/standard-webhooks.ts';
@@ -11,18 +11,13 @@ import type { Player } from '../players/players.schemas.ts';
 import { ANALYTICS_EVENTS, PLAYER_EVENTS, type Webhook, type WebhookBody, type WebhookKind } from './webhooks.schemas.ts';
 import { WebhooksRepository, type WebhookRow } from './webhooks.repository.ts';
 
-export const WEBHOOK_NOTIFY_JOB = 'webhook.notify';
-
-/** One message to one webhook; the id stays the same across retries (Standard Webhooks' `webhook-id`). */
-export interface WebhookNotifyPayload {
-  webhookId: number;
-  messageId: string;
-  event: string;
-  body: Record<string, unknown>;
-}
-
 /** At most this many webhooks of each kind per organization. */
 export const MAX_WEBHOOKS_PER_KIND = 50;
+
+/** `videofacade_*` for a player of one chapter (or none), `playlist_*` for more (the reference's two kinds of player). */
+export function playerEvent(player: Player, action: 'create' | 'update' | 'destroy'): string {
+  return `${player.chapters_attributes.length > 1 ? 'playlist' : 'videofacade'}_${action}`;
+}
 
 const EVENTS: Record<WebhookKind, readonly string[]> = { analytics: ANALYTICS_EVENTS, players: PLAYER_EVENTS };
 
@@ -36,11 +31,10 @@ function toWebhook(row: WebhookRow): Webhook {
  * (Standard Webhooks) and retried for about a day by the job queue.
  */
 export class WebhooksService {
-  private readonly repo: WebhooksRepository;
 
-  constructor(db: Kysely<DB>) {
-    this.repo = new WebhooksRepository(db);
-  }
+  constructor(
+    private readonly repo: WebhooksRepository,
+  ) {}
 
   async register(pathId: number, organizationId: number, kind: WebhookKind, body: WebhookBody) {
     assertOwnOrganization(pathId, organizationId);
@@ -71,7 +65,7 @@ export class WebhooksService {
   /** The organization's signing key for the webhooks without a key of their own, made on first use. */
   async signingKey(pathId: number, organizationId: number) {
     assertOwnOrganization(pathId, organizationId);
-    return { signing_key: (await organizationSigningKey(this.repo, organizationId))! };
+    return { signing_key: (await this.organizationKey(organizationId))! };
   }
 
   /** A new signing key; messages already signed with the old one stay so (retries are signed anew). */
@@ -84,48 +78,43 @@ export class WebhooksService {
     assertOwnOrganization(pathId, organizationId);
     return (await this.repo.list(organizationId, kind)).map(toWebhook);
   }
-}
 
-/**
- * Enqueues `event` for every webhook of the organization of that kind subscribed to it. `db` is the
- * transaction of the change that causes it, so that a rolled-back change sends nothing. Answers how
- * many messages were enqueued.
- */
-export async function notifyWebhooks(db: Kysely<DB>, organizationId: number, kind: WebhookKind, event: string, fields: Record<string, unknown>): Promise<number> {
-  const repo = new WebhooksRepository(db);
-  const hooks = (await repo.list(organizationId, kind)).filter((h) => parseStringList(h.event_subscriptions).includes(event));
-  if (hooks.length === 0) return 0;
-  const org = await repo.organization(organizationId);
-  for (const hook of hooks) {
-    const messageId = `msg_${randomUUID()}`;
-    const body = {
-      type: event,
-      timestamp: nowSeconds(),
-      request_id: messageId,
-      organization_id: organizationId,
-      organization_name: org?.name ?? null,
-      account_id: org?.account_id ?? null,
-      ...fields,
-    };
-    await enqueue(db, WEBHOOK_NOTIFY_JOB, { webhookId: hook.id, messageId, event, body } satisfies WebhookNotifyPayload, { maxAttempts: WEBHOOK_DELIVERY_ATTEMPTS });
+  /**
+   * Enqueues `event` for every webhook of the organization of that kind subscribed to it. `db` is the
+   * transaction of the change that causes it, so that a rolled-back change sends nothing. Answers how
+   * many messages were enqueued.
+   */
+  async notify(db: Kysely<DB>, organizationId: number, kind: WebhookKind, event: string, fields: Record<string, unknown>): Promise<number> {
+    const repo = this.repo.with(db);
+    const hooks = (await repo.list(organizationId, kind)).filter((h) => parseStringList(h.event_subscriptions).includes(event));
+    if (hooks.length === 0) return 0;
+    const org = await repo.organization(organizationId);
+    for (const hook of hooks) {
+      const messageId = `msg_${randomUUID()}`;
+      const body = {
+        type: event,
+        timestamp: nowSeconds(),
+        request_id: messageId,
+        organization_id: organizationId,
+        organization_name: org?.name ?? null,
+        account_id: org?.account_id ?? null,
+        ...fields,
+      };
+      await enqueue(db, 'webhook.notify', { webhookId: hook.id, messageId, event, body });
+    }
+    return hooks.length;
   }
-  return hooks.length;
-}
 
-/**
- * The key that signs an organization's webhooks without a key of their own (a video's webhook_url, a
- * GDPR request's webhook), made on first use; null when the organization is gone.
- */
-export async function organizationSigningKey(repo: WebhooksRepository, organizationId: number): Promise<string | null> {
-  return (await repo.signingKey(organizationId)) ?? repo.setSigningKey(organizationId, newSecret(), false);
-}
+  /**
+   * The key that signs an organization's webhooks without a key of their own (a video's webhook_url, a
+   * GDPR request's webhook), made on first use; null when the organization is gone.
+   */
+  async organizationKey(organizationId: number): Promise<string | null> {
+    return (await this.repo.signingKey(organizationId)) ?? this.repo.setSigningKey(organizationId, newSecret(), false);
+  }
 
-/** `videofacade_*` for a player of one chapter (or none), `playlist_*` for more (the reference's two kinds of player). */
-export function playerEvent(player: Player, action: 'create' | 'update' | 'destroy'): string {
-  return `${player.chapters_attributes.length > 1 ? 'playlist' : 'videofacade'}_${action}`;
-}
-
-/** Tells the organization's player webhooks about a change; call it inside the change's transaction. */
-export function notifyPlayerChange(trx: Kysely<DB>, organizationId: number, action: 'create' | 'update' | 'destroy', player: Player): Promise<number> {
-  return notifyWebhooks(trx, organizationId, 'players', playerEvent(player, action), { player_uuid: player.uuid, player_id: player.id, player });
+  /** Tells the organization's player webhooks about a change; call it inside the change's transaction. */
+  notifyPlayerChange(trx: Kysely<DB>, organizationId: number, action: 'create' | 'update' | 'destroy', player: Player): Promise<number> {
+    return this.notify(trx, organizationId, 'players', playerEvent(player, action), { player_uuid: player.uuid, player_id: player.id, player });
+  }
 }

@@ -1,6 +1,6 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { JobRow } from '../jobs.repository.ts';
+import type { JobRow } from './jobs.repository.ts';
 
 /**
  * A scratch folder for one attempt of one job, under `root`. Folders left by earlier attempts of

@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
-import { LiveStateService } from '../modules/live/live-state.service.ts';
-import { encodeAmf0Values, type AmfObject } from './amf.ts';
-import { audioTagInfo, flvTag, videoTagInfo } from './flv.ts';
-import { FeedHealth } from './health.ts';
-import { HlsPart } from './packager.ts';
-import { listParts, liveDir, partName } from './paths.ts';
-import { RtmpServer, type FeedRole, type PublishDecision, type PublishRequest, type PublishSink, type RtmpConnection } from './rtmp-server.ts';
-import { liveSignals } from './signals.ts';
+import type { Config } from '../../config.ts';
+import { encodeAmf0Values, type AmfObject } from '../../live/amf.ts';
+import { audioTagInfo, flvTag, videoTagInfo } from '../../live/flv.ts';
+import { FeedHealth } from '../../live/health.ts';
+import { HlsPart } from '../../live/packager.ts';
+import { listParts, liveDir, partName } from '../../live/paths.ts';
+import { RtmpServer, type FeedRole, type PublishDecision, type PublishRequest, type PublishSink, type RtmpConnection } from '../../live/rtmp-server.ts';
+import { liveSignals } from '../../live/signals.ts';
+import type { LiveStateService } from './live-state.service.ts';
 
 export interface IngestLog {
   info(obj: object, msg: string): void;
@@ -286,7 +285,6 @@ class Broadcast {
 export class LiveIngest {
   /** Identifies this process's hold on broadcasts (ingest_session). */
   readonly sessionId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  readonly state: LiveStateService;
   readonly log: IngestLog;
   private readonly server: RtmpServer;
   private readonly broadcasts = new Map<number, Broadcast>();
@@ -300,15 +298,10 @@ export class LiveIngest {
 
   constructor(
     readonly config: Config,
-    readonly database: Database,
+    readonly state: LiveStateService,
     log?: IngestLog,
   ) {
     this.log = log ?? silent;
-    const live = config.live;
-    // A holder beats every interval: three missed beats and it no longer holds its feeds; a broadcast
-    // nobody beat for the reconnect window on top of that is over.
-    const heldMs = 3 * live.healthIntervalSeconds * 1000 + 2000;
-    this.state = new LiveStateService(database.db, { heldMs, staleAfterMs: live.reconnectWindowSeconds * 1000 + heldMs });
     this.server = new RtmpServer({
       apps: Object.keys(APPS),
       authorize: (req) => this.authorize(req),

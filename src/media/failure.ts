@@ -1,5 +1,5 @@
-import { NotAVideoError, ToolError } from '../../media/ffmpeg.ts';
-import { SafeFetchError } from '../../net/safe-fetch.ts';
+import { NotAVideoError, ToolError } from './ffmpeg.ts';
+import { SafeFetchError } from '../net/safe-fetch.ts';
 
 /**
  * What a media job failure means for the user: the `error_message` to record, and whether trying

@@ -1,0 +1,152 @@
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import { createMailer } from './mail/create-mailer.ts';
+import type { Mailer } from './mail/mailer.ts';
+import { createMedia, type Media } from './media/media.ts';
+import { AccessManagersRepository } from './modules/access-managers/access-managers.repository.ts';
+import { AccessManagersService } from './modules/access-managers/access-managers.service.ts';
+import { AllotmentsRepository, EmbedsRepository } from './modules/allotments/allotments.repository.ts';
+import { AllotmentsService } from './modules/allotments/allotments.service.ts';
+import { CaptionsRepository } from './modules/captions/captions.repository.ts';
+import { CaptionsService } from './modules/captions/captions.service.ts';
+import { ChapterWriters } from './modules/chapters/chapter-writer.ts';
+import { ChaptersRepository } from './modules/chapters/chapters.repository.ts';
+import { ChaptersService } from './modules/chapters/chapters.service.ts';
+import { CtasService } from './modules/ctas/ctas.service.ts';
+import { EventsRepository } from './modules/events/events.repository.ts';
+import { EventsService } from './modules/events/events.service.ts';
+import { GdprRepository } from './modules/gdpr/gdpr.repository.ts';
+import { GdprService } from './modules/gdpr/gdpr.service.ts';
+import { IdempotencyRepository } from './modules/idempotency/idempotency.repository.ts';
+import { IdempotencyService } from './modules/idempotency/idempotency.service.ts';
+import { IpRangesRepository } from './modules/ip-ranges/ip-ranges.repository.ts';
+import { IpRangesService } from './modules/ip-ranges/ip-ranges.service.ts';
+import { LiveRepository } from './modules/live/live.repository.ts';
+import { LivePlaybackService } from './modules/live/live-playback.service.ts';
+import { LiveStateService, liveTiming } from './modules/live/live-state.service.ts';
+import { LiveService } from './modules/live/live.service.ts';
+import { MediaFilesService } from './modules/media-files/media-files.service.ts';
+import { OrganizationsRepository } from './modules/organizations/organizations.repository.ts';
+import { OrganizationsService } from './modules/organizations/organizations.service.ts';
+import { PlayersRepository } from './modules/players/players.repository.ts';
+import { PlayersService } from './modules/players/players.service.ts';
+import { PromptsRepository } from './modules/prompts/prompts.repository.ts';
+import { PromptsService } from './modules/prompts/prompts.service.ts';
+import { RolesService } from './modules/roles/roles.service.ts';
+import { StakeholderEmailsRepository } from './modules/stakeholder-emails/stakeholder-emails.repository.ts';
+import { StakeholderEmailsService } from './modules/stakeholder-emails/stakeholder-emails.service.ts';
+import { TagsRepository } from './modules/tags/tags.repository.ts';
+import { TagsService } from './modules/tags/tags.service.ts';
+import { TeamsRepository } from './modules/teams/teams.repository.ts';
+import { TeamsService } from './modules/teams/teams.service.ts';
+import { ThumbnailsRepository } from './modules/thumbnails/thumbnails.repository.ts';
+import { ThumbnailsService } from './modules/thumbnails/thumbnails.service.ts';
+import { TokensRepository } from './modules/tokens/tokens.repository.ts';
+import { TokensService } from './modules/tokens/tokens.service.ts';
+import { UsersRepository } from './modules/users/users.repository.ts';
+import { UsersService } from './modules/users/users.service.ts';
+import { VideoMediaRepository } from './modules/videos/video-media.repository.ts';
+import { VideoMediaService } from './modules/videos/video-media.service.ts';
+import { VideosRepository } from './modules/videos/videos.repository.ts';
+import { VideosService } from './modules/videos/videos.service.ts';
+import { AccessCodes } from './modules/watch/access-codes.ts';
+import { EmbedCode } from './modules/watch/embed-code.ts';
+import { ViewerReportsService } from './modules/watch/viewer-reports.service.ts';
+import { WatchRepository } from './modules/watch/watch.repository.ts';
+import { WatchPageService } from './modules/watch/watch-page.service.ts';
+import { WatchService } from './modules/watch/watch.service.ts';
+import { WebhooksRepository } from './modules/webhooks/webhooks.repository.ts';
+import { WebhooksService } from './modules/webhooks/webhooks.service.ts';
+
+export interface ContainerOptions {
+  config: Config;
+  database: Database;
+  /** Where mail goes; by default SMTP when SMTP_URL is set, else the outbox under DATA_DIR. */
+  mailer?: Mailer;
+}
+
+/**
+ * The composition root: every repository and service of the process, built once, each given what it
+ * depends on. Routes, job handlers, the CLI and the RTMP ingest take what they need from here.
+ */
+export function createContainer({ config, database, mailer = createMailer(config) }: ContainerOptions) {
+  const db = database.db;
+  const media: Media = createMedia(config);
+
+  const repositories = {
+    accessManagers: new AccessManagersRepository(db),
+    allotments: new AllotmentsRepository(db),
+    captions: new CaptionsRepository(db),
+    chapters: new ChaptersRepository(db),
+    embeds: new EmbedsRepository(db),
+    events: new EventsRepository(db),
+    gdpr: new GdprRepository(db),
+    idempotency: new IdempotencyRepository(db),
+    ipRanges: new IpRangesRepository(db),
+    live: new LiveRepository(db),
+    organizations: new OrganizationsRepository(db),
+    players: new PlayersRepository(db),
+    prompts: new PromptsRepository(db),
+    stakeholderEmails: new StakeholderEmailsRepository(db),
+    tags: new TagsRepository(db),
+    teams: new TeamsRepository(db),
+    thumbnails: new ThumbnailsRepository(db),
+    tokens: new TokensRepository(db),
+    users: new UsersRepository(db),
+    videoMedia: new VideoMediaRepository(db),
+    videos: new VideosRepository(db),
+    watch: new WatchRepository(db),
+    webhooks: new WebhooksRepository(db),
+  };
+  const r = repositories;
+
+  const tokens = new TokensService(r.tokens);
+  const allotments = new AllotmentsService(db, r.allotments, r.organizations, r.embeds);
+  const webhooks = new WebhooksService(r.webhooks);
+  const videos = new VideosService(db, media.store, r.videos, r.players, r.chapters);
+  const chapterWriters = new ChapterWriters(r.chapters, r.videos, videos);
+  const players = new PlayersService(db, r.players, r.chapters, r.videos, chapterWriters, allotments, webhooks);
+  const events = new EventsService(config.listDefaultCap, r.events);
+  const ipRanges = new IpRangesService(r.ipRanges);
+  const videoMedia = new VideoMediaService(db, media, r.videoMedia, r.videos);
+  const captions = new CaptionsService(db, media.signer, r.captions, r.videos);
+  const thumbnails = new ThumbnailsService(db, media, r.thumbnails, r.videos, r.players, r.chapters);
+  const embed = new EmbedCode(config.publicUrl);
+  const liveRepos = { live: r.live, videos: r.videos, players: r.players, chapters: r.chapters };
+
+  const services = {
+    accessManagers: new AccessManagersService(db, r.accessManagers),
+    allotments,
+    captions,
+    chapters: new ChaptersService(db, r.chapters, r.videos, r.players, players, chapterWriters, webhooks),
+    ctas: new CtasService(events),
+    events,
+    gdpr: new GdprService(db, r.gdpr),
+    idempotency: new IdempotencyService(r.idempotency),
+    ipRanges,
+    live: new LiveService(db, config, r.live, r.organizations, liveRepos),
+    livePlayback: new LivePlaybackService(config.dataDir, r.live),
+    liveState: new LiveStateService(db, liveTiming(config.live), r.live, liveRepos),
+    mediaFiles: new MediaFilesService(media),
+    organizations: new OrganizationsService(db, r.organizations, r.teams, tokens, allotments, { embedDomain: config.embedDomain, playbackDomain: config.playbackDomain }),
+    players,
+    prompts: new PromptsService(r.prompts),
+    roles: new RolesService(),
+    stakeholderEmails: new StakeholderEmailsService(db, mailer, { limit: config.stakeholderEmailsPerHour, publicUrl: config.publicUrl }, r.stakeholderEmails),
+    tags: new TagsService(db, r.tags),
+    teams: new TeamsService(db, r.teams, allotments),
+    thumbnails,
+    tokens,
+    users: new UsersService(db, r.users, r.tokens, allotments),
+    videoMedia,
+    videos,
+    watch: new WatchService(config, r.watch, new WatchPageService(config, embed, players, events, videoMedia, captions, thumbnails, r.live), ipRanges, new AccessCodes(config.signingSecret!), embed),
+    viewerReports: new ViewerReportsService(db, r.watch, players, ipRanges, webhooks, embed),
+    webhooks,
+  };
+
+  return { config, database, media, mailer, repositories, services };
+}
+
+export type Container = ReturnType<typeof createContainer>;
+export type Services = Container['services'];

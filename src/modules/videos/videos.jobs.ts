@@ -1,0 +1,119 @@
+import path from 'node:path';
+import type { Config } from '../../config.ts';
+import type { JobHandlersFor } from '../../jobs/registry.ts';
+import { PermanentJobError } from '../../jobs/runner.ts';
+import { jobWorkDir } from '../../jobs/work-dir.ts';
+import { describeMediaFailure } from '../../media/failure.ts';
+import { NotAVideoError, probe } from '../../media/ffmpeg.ts';
+import type { Media } from '../../media/media.ts';
+import { processSource, storeResult } from '../../media/pipeline.ts';
+import { safeDownload } from '../../net/safe-fetch.ts';
+import type { JobKinds } from '../job-kinds.ts';
+import type { VideoMediaService } from './video-media.service.ts';
+
+/** The containers a custom rendition may come in, served as they are. */
+function containerOf(formatName: string): { ext: string; contentType: string } | null {
+  if (/(^|,)(mov|mp4)(,|$)/.test(formatName)) return { ext: 'mp4', contentType: 'video/mp4' };
+  if (/(^|,)webm(,|$)/.test(formatName)) return { ext: 'webm', contentType: 'video/webm' };
+  return null;
+}
+
+export interface VideoJobDeps {
+  config: Config;
+  media: Media;
+  videoMedia: VideoMediaService;
+}
+
+/** The media pipeline's jobs (docs/media.md). */
+export function videoJobs({ config, media, videoMedia: service }: VideoJobDeps): JobHandlersFor<JobKinds, 'video.process' | 'video.files' | 'media.delete'> {
+  return {
+    /**
+     * Upload_url → SSRF-safe download → probe → sd and hd MP4 → thumbnails → store →
+     * `ready` (or `error` with a clear message). Only the job of the video's current source version
+     * publishes; a retried or re-run job starts over in a fresh folder. ffmpeg dies with the job's signal.
+     */
+    'video.process': async (payload, ctx) => {
+      const video = await service.startProcessing(payload);
+      if (!video) return; // deleted, re-sourced, or already finished
+      const work = await jobWorkDir(media.workDir, ctx.job);
+      let folder: string | null = null;
+      try {
+        if (!video.upload_url) throw new PermanentJobError('The video has no upload_url');
+        const source = path.join(work.dir, 'source');
+        await safeDownload(video.upload_url, source, {
+          allowedHosts: config.uploadAllowedHosts,
+          maxBytes: config.maxUploadBytes,
+          timeoutMs: config.uploadTimeoutMs,
+          signal: ctx.signal,
+        });
+        // The source may have changed (or the video gone) during the download: skip the transcodes.
+        if (!(await service.stillCurrent(payload))) return;
+        const result = await processSource({
+          ffmpegPath: config.ffmpegPath,
+          ffprobePath: config.ffprobePath,
+          source,
+          workDir: work.dir,
+          audioGainDb: video.audio_gain,
+          signal: ctx.signal,
+        });
+        folder = service.newRunFolder(video, payload.version);
+        const keys = await storeResult(media.store, folder, result);
+        await service.completeProcessing(payload, folder, result, keys);
+      } catch (err) {
+        if (folder) await service.removeFolders([folder]);
+        if (ctx.signal.aborted) throw err; // stopping or lease lost: the job runs again elsewhere
+        const failure = err instanceof PermanentJobError ? { message: err.message, permanent: true } : describeMediaFailure(err, 'upload_url', work.dir);
+        if (failure.permanent || ctx.job.attempts >= ctx.job.max_attempts) {
+          await service.failProcessing(payload, failure.message);
+          throw new PermanentJobError(failure.message);
+        }
+        throw err;
+      } finally {
+        await work.dispose();
+      }
+    },
+    /**
+     * Fetches the renditions of a custom file set (sd_url, hd_url) with the SSRF-safe
+     * fetch, checks that each is an MP4 or WebM video, and publishes them under the set's identifier.
+     */
+    'video.files': async (payload, ctx) => {
+      const pending = await service.pendingSet(payload);
+      if (!pending) return;
+      const { set, video } = pending;
+      const work = await jobWorkDir(media.workDir, ctx.job);
+      const folder = service.newSetFolder(video, set);
+      let what = 'file';
+      try {
+        const files = [];
+        for (const [quality, url] of [['sd', set.sd_url], ['hd', set.hd_url]] as const) {
+          if (!url) continue;
+          what = `${quality}_url`;
+          const file = path.join(work.dir, quality);
+          await safeDownload(url, file, { allowedHosts: config.uploadAllowedHosts, maxBytes: config.maxUploadBytes, timeoutMs: config.uploadTimeoutMs, signal: ctx.signal });
+          const info = await probe(config.ffprobePath, file, { signal: ctx.signal });
+          const container = containerOf(info.formatName);
+          if (!container) throw new NotAVideoError('it must be an MP4 or WebM file');
+          const key = `${folder}/${quality}.${container.ext}`;
+          const stored = await media.store.put(key, file);
+          files.push({ quality, key, width: info.width, height: info.height, bytes: stored.size, contentType: container.contentType });
+        }
+        await service.completeSet(payload, folder, files);
+      } catch (err) {
+        await service.removeFolders([folder]);
+        if (ctx.signal.aborted) throw err;
+        const failure = describeMediaFailure(err, what, work.dir);
+        if (failure.permanent || ctx.job.attempts >= ctx.job.max_attempts) {
+          await service.failSet(payload, failure.message);
+          throw new PermanentJobError(failure.message);
+        }
+        throw err;
+      } finally {
+        await work.dispose();
+      }
+    },
+    /** Removes store folders whose immediate removal failed (retried until it works). */
+    'media.delete': async (payload) => {
+      for (const prefix of payload.prefixes) await media.store.delete(prefix);
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { invalidField } from '../../lib/errors.ts';
+import { nowSeconds } from '../../lib/time.ts';
+import type { IpRangesService } from '../ip-ranges/ip-ranges.service.ts';
+import type { PlayersService } from '../players/players.service.ts';
+import type { WebhooksService } from '../webhooks/webhooks.service.ts';
+import type { EmbedCode } from './embed-code.ts';
+import type { WatchRepository } from './watch.repository.ts';
+import { showing, UUID } from './watch-rules.ts';
+import type { AnalyticsBeacon } from './watch.schemas.ts';
+
+const REQUIRED = { view: 'percent_watched', identified_view: 'email', attention_span: 'buckets' } as const;
+
+/** Viewers' reports from the player script (views, attention, identified views), sent on to the analytics webhooks. */
+export class ViewerReportsService {
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly repo: WatchRepository,
+    private readonly players: PlayersService,
+    private readonly ipRanges: IpRangesService,
+    private readonly webhooks: WebhooksService,
+    private readonly embed: EmbedCode,
+  ) {}
+
+  /**
+   * Sends the report to the organization's analytics webhooks that subscribed to its type. Answers
+   * false when there is nothing to report it about (an unknown player or chapter, a blocked address,
+   * a player out of its release window); a report missing what its type needs is a 422.
+   */
+  async report(uuid: string, ip: string, beacon: AnalyticsBeacon): Promise<boolean> {
+    if (!UUID.test(uuid)) return false;
+    const field = REQUIRED[beacon.type];
+    if (beacon[field] === undefined) throw invalidField(field, `is required for ${beacon.type}`);
+    const player = await this.repo.findPlayer(uuid.toLowerCase());
+    if (!player || (await this.ipRanges.isBlocked(player.organization_id, ip))) return false;
+    if (!showing(player, nowSeconds())) return false;
+    // Chapters come in position order (ChaptersRepository.forPlayers), as the page lists them.
+    const chapter = (await this.players.withChapters(player)).chapters_attributes[beacon.chapter];
+    if (!chapter) return false;
+    const fields: Record<string, unknown> = {
+      visitor_vidyard_uuid: beacon.visitor_uuid,
+      player_uuid: player.uuid,
+      player_name: player.name,
+      video_id: chapter.video_id,
+      video_name: chapter.video_attributes?.name ?? null,
+      player_load_id: beacon.player_load_id,
+    };
+    if (beacon.type === 'view') Object.assign(fields, { percent_watched: beacon.percent_watched, embed_url: beacon.embed_url ?? this.embed.watchUrl(player.uuid) });
+    if (beacon.type === 'identified_view') fields.email = beacon.email!.toLowerCase();
+    if (beacon.type === 'attention_span') fields.attention_span = { bucket_count: 20, buckets: beacon.buckets };
+    await this.db.transaction().execute((trx) => this.webhooks.notify(trx, player.organization_id, 'analytics', beacon.type, fields));
+    return true;
+  }
+}

@@ -1,0 +1,122 @@
+import type { Config } from '../../config.ts';
+import type { CaptionsService } from '../captions/captions.service.ts';
+import type { EventRow } from '../events/events.repository.ts';
+import type { EventsService } from '../events/events.service.ts';
+import type { LiveRepository } from '../live/live.repository.ts';
+import type { PlayersService } from '../players/players.service.ts';
+import type { ThumbnailsService } from '../thumbnails/thumbnails.service.ts';
+import type { VideoMediaService } from '../videos/video-media.service.ts';
+import type { EmbedCode } from './embed-code.ts';
+import type { WatchPlayerRow } from './watch.repository.ts';
+import type { PageChapter, PageEvent, PageKind, PageView } from './watch-view.ts';
+
+type LiveInstance = Awaited<ReturnType<LiveRepository['findByPlayerUuid']>>;
+
+function toPageEvent(row: EventRow): PageEvent {
+  return {
+    id: row.id,
+    event_type: row.event_type,
+    second: row.second,
+    duration: row.duration,
+    auto_close: Boolean(row.auto_close),
+    closeable: Boolean(row.closeable),
+    fullscreen: Boolean(row.fullscreen),
+    width: row.width,
+    html: row.html,
+    background_color: row.background_color,
+  };
+}
+
+/** Postrolls (second -1) last, then by second and id. */
+const byTime = (a: PageEvent, b: PageEvent) => (a.second === -1 ? Infinity : a.second) - (b.second === -1 ? Infinity : b.second) || a.id - b.id;
+
+/** What a page shows of a player the rules let the visitor see: chapters, their media and events, the poster. */
+export class WatchPageService {
+  constructor(
+    private readonly config: Config,
+    private readonly embed: EmbedCode,
+    private readonly players: PlayersService,
+    private readonly events: EventsService,
+    private readonly videoMedia: VideoMediaService,
+    private readonly captions: CaptionsService,
+    private readonly thumbnails: ThumbnailsService,
+    private readonly live: LiveRepository,
+  ) {}
+
+  async view(kind: PageKind, player: WatchPlayerRow, frameAncestors: string[] | null, approvalMessage: string | null): Promise<PageView> {
+    // Chapters come in position order (ChaptersRepository.forPlayers).
+    const { chapters_attributes: ordered } = await this.players.withChapters(player);
+    const chapters = await this.chapters(player, ordered);
+    const embedCode = player.embed_enabled && player.embed_button ? this.embed.iframe(player.uuid, player.name, player.width, player.height) : null;
+    return {
+      kind,
+      uuid: player.uuid,
+      name: player.name,
+      description: player.description ?? ordered[0]?.video_attributes?.description ?? null,
+      organizationName: player.organization_name,
+      watchUrl: this.embed.watchUrl(player.uuid),
+      embedUrl: this.embed.embedUrl(player.uuid),
+      poster: await this.poster(player.organization_id, player.uuid),
+      width: player.width,
+      height: player.height,
+      frameAncestors,
+      sharingPage: Boolean(player.sharing_page),
+      shareLink: player.viral_sharing ? (player.custom_sharing_link ?? this.embed.watchUrl(player.uuid)) : null,
+      embedCode,
+      approvalMessage,
+      settings: {
+        autoplay: Boolean(player.autoplay),
+        mute_onload: Boolean(player.mute_onload),
+        play_button: Boolean(player.play_button),
+        splash_screen_fade: Boolean(player.splash_screen_fade),
+        playlist_always_open: Boolean(player.playlist_always_open),
+        default_hd: Boolean(player.default_hd),
+        color: player.color,
+        playlist_color: player.playlist_color,
+        redirect_url: player.redirect_url,
+        redirect_whole_page: Boolean(player.redirect_whole_page),
+      },
+      chapters,
+    };
+  }
+
+  /** Each chapter with what it plays and its public events; organization defaults play once, on the first. */
+  private async chapters(player: WatchPlayerRow, ordered: Awaited<ReturnType<PlayersService['withChapters']>>['chapters_attributes']): Promise<PageChapter[]> {
+    const org = player.organization_id;
+    const { rows } = await this.events.listRows({ organizationId: org, playerId: player.id, includeDefaults: true }, { limit: 1000, offset: 0, page: 1, perPage: 1000, paged: false });
+    const shown = rows.filter((e) => e.state !== 'draft');
+    const defaults = shown.filter((e) => e.chapter_id === null).map(toPageEvent);
+    const liveInstance = await this.live.findByPlayerUuid(player.uuid);
+    const chapters: PageChapter[] = [];
+    for (const [index, chapter] of ordered.entries()) {
+      const video = chapter.video_attributes;
+      const events = shown.filter((e) => e.chapter_id === chapter.id).map(toPageEvent);
+      if (index === 0) events.push(...defaults);
+      events.sort(byTime);
+      const media = await this.media(org, video?.id, video?.status ?? null, liveInstance, player);
+      chapters.push({ position: chapter.position, name: video?.name ?? `Chapter ${index + 1}`, description: video?.description ?? null, ...media, events });
+    }
+    return chapters;
+  }
+
+  /** What a chapter plays: the video's files once ready, the broadcast while the player's live instance airs. */
+  private async media(org: number, videoId: number | undefined, status: string | null, liveInstance: LiveInstance, player: WatchPlayerRow): Promise<Pick<PageChapter, 'state' | 'sources' | 'captions'>> {
+    if (videoId === undefined) return { state: 'unavailable', sources: [], captions: [] };
+    if (liveInstance && liveInstance.video_id === videoId && liveInstance.status !== 'unaired' && status !== 'ready') {
+      return { state: 'live', sources: [{ src: `${this.config.publicUrl}/live/${player.uuid}/index.m3u8`, type: 'application/vnd.apple.mpegurl', quality: 'live' }], captions: [] };
+    }
+    if (status !== 'ready') return { state: status === 'error' ? 'unavailable' : 'processing', sources: [], captions: [] };
+    const { urls } = await this.videoMedia.files(org, videoId);
+    const order = player.default_hd ? (['hd', 'sd'] as const) : (['sd', 'hd'] as const);
+    const sources = order.flatMap((quality) => (urls[quality] ? [{ src: urls[quality]!, type: 'video/mp4', quality }] : []));
+    const captions = (await this.captions.published(org, videoId))
+      .filter((c) => c.vtt_url)
+      .map((c) => ({ src: c.vtt_url!, srclang: c.language, label: c.localized_language_name || c.formatted_language_name || c.language, default: c.is_default }));
+    return { state: sources.length > 0 ? 'ready' : 'unavailable', sources, captions };
+  }
+
+  async poster(org: number, uuid: string): Promise<string | null> {
+    const selected = await this.thumbnails.playerSelected(org, { uuid });
+    return selected[0]?.thumbnail.url ?? null;
+  }
+}

@@ -1,0 +1,114 @@
+/** What the public pages of a player show, decided by the watch services and rendered by src/web/pages.ts. */
+
+export type PageKind = 'watch' | 'embed';
+
+/** Who asks for a page, as far as the rules care. */
+export interface Visitor {
+  ip: string;
+  /** The Referer header, if any: the page an embed sits on. */
+  referer?: string;
+  /** Cookies by name. */
+  cookies: Record<string, string>;
+  /** An access code the visitor just typed in. */
+  accessCode?: string;
+}
+
+export interface PageEvent {
+  id: number;
+  event_type: string;
+  /** -1: after the chapter ends (postroll). */
+  second: number;
+  duration: number | null;
+  auto_close: boolean;
+  closeable: boolean;
+  fullscreen: boolean;
+  width: number | null;
+  html: string | null;
+  background_color: string | null;
+}
+
+export interface PageChapter {
+  position: number;
+  name: string;
+  description: string | null;
+  /** ready: sources play; live: the broadcast over HLS; processing / unavailable: nothing to play yet. */
+  state: 'ready' | 'live' | 'processing' | 'unavailable';
+  sources: Array<{ src: string; type: string; quality: string }>;
+  captions: Array<{ src: string; srclang: string; label: string; default: boolean }>;
+  events: PageEvent[];
+}
+
+/** Everything a page shows, decided here; the HTML is rendered from it (src/web/pages.ts). */
+export interface PageView {
+  kind: PageKind;
+  uuid: string;
+  name: string;
+  description: string | null;
+  organizationName: string;
+  watchUrl: string;
+  embedUrl: string;
+  poster: string | null;
+  width: number;
+  height: number;
+  /** Frame ancestors allowed to embed the page; null: anyone (no list is set). */
+  frameAncestors: string[] | null;
+  sharingPage: boolean;
+  shareLink: string | null;
+  embedCode: string | null;
+  approvalMessage: string | null;
+  settings: {
+    autoplay: boolean;
+    mute_onload: boolean;
+    play_button: boolean;
+    splash_screen_fade: boolean;
+    playlist_always_open: boolean;
+    default_hd: boolean;
+    color: string;
+    playlist_color: string | null;
+    redirect_url: string | null;
+    redirect_whole_page: boolean;
+  };
+  chapters: PageChapter[];
+}
+
+/** Why a page is not shown (the HTTP layer answers each reason with its status). */
+export type RefusalReason = 'not_found' | 'blocked' | 'not_released' | 'expired' | 'embedding_disabled' | 'embedding_not_allowed' | 'code_required' | 'code_used_up' | 'too_many_attempts';
+
+/** A page not shown, with what the visitor is told. */
+export interface Refusal {
+  reason: RefusalReason;
+  title: string;
+  message: string;
+  /** The visitor may type the access code (again). */
+  askCode?: boolean;
+}
+
+export type PageOutcome =
+  | { kind: 'page'; view: PageView }
+  | { kind: 'refused'; refusal: Refusal }
+  /** A correct access code: remember it (a cookie) and show the page. */
+  | { kind: 'granted'; cookie: { name: string; value: string } };
+
+export interface OembedQuery {
+  url: string;
+  maxwidth?: number;
+  maxheight?: number;
+}
+
+export interface Oembed {
+  version: '1.0';
+  type: 'video';
+  provider_name: string;
+  provider_url: string;
+  title: string;
+  author_name: string;
+  html: string;
+  width: number;
+  height: number;
+  thumbnail_url?: string;
+  thumbnail_width?: number;
+  thumbnail_height?: number;
+}
+
+export type OembedOutcome = { kind: 'ok'; oembed: Oembed } | { kind: 'not_found' } | { kind: 'forbidden'; message: string };
+
