@@ -81,8 +81,8 @@ org
       grace_limit: count(opts.grace, '--grace'),
       enforced: opts.enforced === undefined ? undefined : opts.enforced === 'true',
     };
-    await withServices(async ({ allotments }) => {
-      const usage = await allotments.setLimits(orgId, type, change);
+    await withServices(async ({ organizations }) => {
+      const usage = await organizations.setAllotmentLimits(orgId, type, change);
       out({ organization_id: orgId, type, ...usage });
     });
   });

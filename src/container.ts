@@ -11,7 +11,6 @@ import { CaptionsRepository } from './modules/captions/captions.repository.ts';
 import { CaptionsService } from './modules/captions/captions.service.ts';
 import { ChapterWriters } from './modules/chapters/chapter-writer.ts';
 import { ChaptersRepository } from './modules/chapters/chapters.repository.ts';
-import { ChaptersService } from './modules/chapters/chapters.service.ts';
 import { CtasService } from './modules/ctas/ctas.service.ts';
 import { EventsRepository } from './modules/events/events.repository.ts';
 import { EventsService } from './modules/events/events.service.ts';
@@ -29,6 +28,8 @@ import { MediaFilesService } from './modules/media-files/media-files.service.ts'
 import { OrganizationsRepository } from './modules/organizations/organizations.repository.ts';
 import { OrganizationsService } from './modules/organizations/organizations.service.ts';
 import { PlayersRepository } from './modules/players/players.repository.ts';
+import { PlayerChaptersService } from './modules/players/player-chapters.service.ts';
+import { PlayerVideosService } from './modules/players/player-videos.service.ts';
 import { PlayersService } from './modules/players/players.service.ts';
 import { PromptsRepository } from './modules/prompts/prompts.repository.ts';
 import { PromptsService } from './modules/prompts/prompts.service.ts';
@@ -101,9 +102,9 @@ export function createContainer({ config, database, mailer = createMailer(config
   const r = repositories;
 
   const tokens = new TokensService(r.tokens);
-  const allotments = new AllotmentsService(db, r.allotments, r.organizations, r.embeds);
+  const allotments = new AllotmentsService(db, r.allotments, r.embeds);
   const webhooks = new WebhooksService(r.webhooks);
-  const videos = new VideosService(db, media.store, r.videos, r.players, r.chapters);
+  const videos = new VideosService(db, media.store, r.videos);
   const chapterWriters = new ChapterWriters(r.chapters, r.videos, videos);
   const players = new PlayersService(db, r.players, r.chapters, r.videos, chapterWriters, allotments, webhooks);
   const events = new EventsService(config.listDefaultCap, r.events);
@@ -118,7 +119,7 @@ export function createContainer({ config, database, mailer = createMailer(config
     accessManagers: new AccessManagersService(db, r.accessManagers),
     allotments,
     captions,
-    chapters: new ChaptersService(db, r.chapters, r.videos, r.players, players, chapterWriters, webhooks),
+    chapters: new PlayerChaptersService(db, r.chapters, r.videos, r.players, players, chapterWriters),
     ctas: new CtasService(events),
     events,
     gdpr: new GdprService(db, r.gdpr),
@@ -130,6 +131,7 @@ export function createContainer({ config, database, mailer = createMailer(config
     mediaFiles: new MediaFilesService(media),
     organizations: new OrganizationsService(db, r.organizations, r.teams, tokens, allotments, { embedDomain: config.embedDomain, playbackDomain: config.playbackDomain }),
     players,
+    playerVideos: new PlayerVideosService(db, videos, r.players, r.chapters),
     prompts: new PromptsService(r.prompts),
     roles: new RolesService(),
     stakeholderEmails: new StakeholderEmailsService(db, mailer, { limit: config.stakeholderEmailsPerHour, publicUrl: config.publicUrl }, r.stakeholderEmails),

@@ -1,15 +1,9 @@
 import type { Kysely } from 'kysely';
+import type { MaybePromise } from '../lib/maybe-promise.ts';
 import type { ChangeClock } from './change-clock.ts';
 
 const DEFAULT_CAPACITY = 10_000;
 
-/** A value now, or a promise of it: a cache hit is answered without a promise. */
-export type MaybePromise<T> = T | Promise<T>;
-
-/** `f` applied to a value now, or once the promise settles. */
-export function mapMaybe<T, U>(value: MaybePromise<T>, f: (value: T) => U): MaybePromise<U> {
-  return value instanceof Promise ? value.then(f) : f(value);
-}
 
 /**
  * Rows read by key, kept while the database's change clock stands still: any change anywhere drops

@@ -3,8 +3,6 @@ import type { DB } from '../db/schema.ts';
 import { insertJob, type EnqueueOptions } from '../jobs/queue.ts';
 import { jobKind, type PayloadOf } from '../jobs/registry.ts';
 import type { OutgoingMail } from '../mail/mailer.ts';
-import type { Role } from './roles/permissions.ts';
-import type { Video } from './videos/videos.schemas.ts';
 
 /** Attempts of a webhook delivery: with the backoff (capped at an hour) they span about a day (DESIGN §3). */
 export const WEBHOOK_DELIVERY_ATTEMPTS = 30;
@@ -13,7 +11,7 @@ export const PROCESS_ATTEMPTS = 5;
 
 /**
  * Every kind of background job, with its payload type and retry budget: the one map from kind to
- * payload. Handlers live next to their area (`<area>.jobs.ts`) and are gathered in job-handlers.ts.
+ * payload. It imports no area (every area imports it). Handlers live next to their area (`<area>.jobs.ts`) and are gathered in job-handlers.ts.
  * Payloads are stored as JSON in the jobs table: change one only compatibly (old rows still run).
  */
 export const jobKinds = {
@@ -27,8 +25,8 @@ export const jobKinds = {
     /** Whose key signs the delivery (absent in jobs queued before it was recorded: read from the video). */
     organizationId?: number;
     url: string;
-    /** The Video resource as it was when it reached ready or error. */
-    video: Video;
+    /** The Video resource (as the API answers it) when it reached ready or error. */
+    video: { status: string | null } & Record<string, unknown>;
   }>({ maxAttempts: WEBHOOK_DELIVERY_ATTEMPTS }),
   /** Removal of store folders (durable: runs even if the immediate removal failed). */
   'media.delete': jobKind<{ prefixes: string[] }>(),
@@ -40,7 +38,7 @@ export const jobKinds = {
   'live.notify': jobKind<{ instance_id: number }>(),
   /** HLS output of a deleted instance removed once no request can still want it. */
   'live.cleanup': jobKind<{ player_uuid: string }>(),
-  'gdpr.process': jobKind<{ requestId: number; /** role of the token that filed it: it may not erase or rewrite a more powerful user */ actorRole: Role }>(),
+  'gdpr.process': jobKind<{ requestId: number; /** role of the token that filed it: it may not erase or rewrite a more powerful user */ actorRole: string }>(),
   'gdpr.webhook': jobKind<{ requestId: number }>({ maxAttempts: WEBHOOK_DELIVERY_ATTEMPTS }),
   /** One analytics or player message to one webhook, signed with the webhook's key. */
   'webhook.notify': jobKind<{ webhookId: number; messageId: string; event: string; body: Record<string, unknown> }>({ maxAttempts: WEBHOOK_DELIVERY_ATTEMPTS }),

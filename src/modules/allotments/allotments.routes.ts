@@ -3,6 +3,7 @@ import { AllotmentsParams, AllotmentsQuery, AllotmentsResponse, EmbedParams, Emb
 
 export default async function allotmentsRoutes(app: App, { services }: Deps) {
   const service = services.allotments;
+  const organizations = services.organizations;
 
   app.get('/v1/organizations/:organization_id/allotments', {
     schema: {
@@ -13,7 +14,7 @@ export default async function allotmentsRoutes(app: App, { services }: Deps) {
       querystring: AllotmentsQuery,
       response: { 200: AllotmentsResponse },
     },
-  }, async (req) => service.usage(req.auth.organizationId, req.params.organization_id, req.query.types));
+  }, async (req) => organizations.allotments(req.auth.organizationId, req.params.organization_id, req.query.types));
 
   // The spec writes the enable method as CREATE: it is POST here.
   app.post('/v1/players/uuid=:uuid/embed', {

@@ -3,7 +3,6 @@ import type { DB } from '../../db/schema.ts';
 import { lockOrganization } from '../../db/dialect.ts';
 import { AppError, invalidField, notFound } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { OrganizationsRepository } from '../organizations/organizations.repository.ts';
 import { AllotmentsRepository, EmbedsRepository, type LimitRow } from './allotments.repository.ts';
 import {
   AllotmentTypes,
@@ -31,7 +30,6 @@ export class AllotmentsService {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly repo: AllotmentsRepository,
-    private readonly orgs: OrganizationsRepository,
     private readonly embeds: EmbedsRepository,
   ) {}
 
@@ -88,18 +86,16 @@ export class AllotmentsService {
     return { current_usage: usage, ...limitsOf(row) };
   }
 
-  /** The organization's allotments; the token's organization or one of its descendants, else 404. */
-  async usage(tokenOrganizationId: number, organizationId: number, types: string[] | undefined): Promise<AllotmentsResponse> {
+  /** The organization's allotments (the caller has checked that the organization may be seen). */
+  async usage(organizationId: number, types: string[] | undefined): Promise<AllotmentsResponse> {
     const selected = AllotmentsService.parseTypes(types);
-    if (!(await this.orgs.isVisible(tokenOrganizationId, organizationId))) throw notFound('organization', organizationId);
     const out: AllotmentsResponse = {};
     for (const type of selected) out[type] = await this.one(organizationId, type);
     return out;
   }
 
-  /** Sets one allotment's limits (admin CLI); answers the resulting usage. */
+  /** Sets one allotment's limits of an existing organization; answers the resulting usage. */
   async setLimits(organizationId: number, type: AllotmentType, change: AllotmentLimitInput): Promise<AllotmentUsage> {
-    if (!(await this.orgs.findById(organizationId))) throw notFound('organization', organizationId);
     return this.db.transaction().execute(async (trx) => {
       await this.writeLimits(trx, organizationId, { [type]: change });
       return this.one(organizationId, type, trx);

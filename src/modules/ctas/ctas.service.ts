@@ -3,7 +3,8 @@ import type { EventRow } from '../events/events.repository.ts';
 import { MAX_CTA_WIDTH } from '../events/events.schemas.ts';
 import type { EventsService, PlayerRef } from '../events/events.service.ts';
 import type { Cta, CtaCreateBody, CtaUpdateBody, EmailGate, EmailGateCreateBody } from './ctas.schemas.ts';
-import { mapMaybe, viewOf, type MaybePromise } from '../../db/read-cache.ts';
+import { viewOf } from '../../db/read-cache.ts';
+import { mapMaybe, type MaybePromise } from '../../lib/maybe-promise.ts';
 
 export function toCta(row: EventRow): Cta {
   return {

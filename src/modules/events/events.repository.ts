@@ -1,7 +1,8 @@
 import type { Insertable, Kysely, Selectable, Updateable, ExpressionBuilder } from 'kysely';
 import type { DB, EventsTable } from '../../db/schema.ts';
 import { containsCi } from '../../db/dialect.ts';
-import { cachedRead, mapMaybe, type MaybePromise } from '../../db/read-cache.ts';
+import { cachedRead } from '../../db/read-cache.ts';
+import { mapMaybe, type MaybePromise } from '../../lib/maybe-promise.ts';
 
 export type EventRow = Selectable<EventsTable>;
 export type NewEventRow = Insertable<EventsTable>;

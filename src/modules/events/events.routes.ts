@@ -1,5 +1,5 @@
 import type { App, Deps } from '../../http/context.ts';
-import { mapMaybe } from '../../db/read-cache.ts';
+import { mapMaybe } from '../../lib/maybe-promise.ts';
 import { sharedBodySender } from '../../http/shared-body.ts';
 import { listEnvelope } from '../../http/paging.ts';
 import { pageOf } from '../../lib/paging.ts';

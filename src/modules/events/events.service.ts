@@ -1,7 +1,8 @@
 import { invalidField, notFound } from '../../lib/errors.ts';
 import type { Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { mapMaybe, viewOf, type MaybePromise } from '../../db/read-cache.ts';
+import { viewOf } from '../../db/read-cache.ts';
+import { mapMaybe, type MaybePromise } from '../../lib/maybe-promise.ts';
 import { assertOwnOrganization } from '../organizations/own-organization.ts';
 import { EventsRepository, type ChapterOwner, type EventFilter, type EventPatch, type EventRow } from './events.repository.ts';
 import {

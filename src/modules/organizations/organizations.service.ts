@@ -4,7 +4,8 @@ import { nowSeconds } from '../../lib/time.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import type { Listing, Page } from '../../lib/paging.ts';
 import type { TokensService } from '../tokens/tokens.service.ts';
-import type { AllotmentsService } from '../allotments/allotments.service.ts';
+import { AllotmentsService } from '../allotments/allotments.service.ts';
+import type { AllotmentLimitInput, AllotmentsResponse, AllotmentType, AllotmentUsage } from '../allotments/allotments.schemas.ts';
 import type { TeamsRepository } from '../teams/teams.repository.ts';
 import { OrganizationsRepository, type OrganizationRow } from './organizations.repository.ts';
 import type { FamilyNode, Organization, UpdateOrganizationBody } from './organizations.schemas.ts';
@@ -25,7 +26,7 @@ export class OrganizationsService {
     private readonly repo: OrganizationsRepository,
     private readonly teams: TeamsRepository,
     private readonly tokens: TokensService,
-    private readonly allotments: AllotmentsService,
+    private readonly allotmentsOf: AllotmentsService,
     private readonly defaults: DomainDefaults | null = null,
   ) {}
 
@@ -82,6 +83,19 @@ export class OrganizationsService {
     return row;
   }
 
+  /** An organization's allotments: the token's organization or one of its descendants, else 404. */
+  async allotments(tokenOrganizationId: number, id: number, types: string[] | undefined): Promise<AllotmentsResponse> {
+    const selected = AllotmentsService.parseTypes(types);
+    await this.visible(tokenOrganizationId, id);
+    return this.allotmentsOf.usage(id, selected);
+  }
+
+  /** Sets one allotment's limits (admin CLI); answers the resulting usage. */
+  async setAllotmentLimits(id: number, type: AllotmentType, change: AllotmentLimitInput): Promise<AllotmentUsage> {
+    if (!(await this.repo.findById(id))) throw notFound('organization', id);
+    return this.allotmentsOf.setLimits(id, type, change);
+  }
+
   async get(tokenOrganizationId: number, id: number): Promise<Organization> {
     return this.toWire(await this.visible(tokenOrganizationId, id));
   }
@@ -116,7 +130,7 @@ export class OrganizationsService {
         if (row.parent_id !== null && id === tokenOrganizationId) {
           throw new AppError('forbidden', "A child organization's allotments are set by its parent organization");
         }
-        await this.allotments.writeLimits(trx, id, body.allotments);
+        await this.allotmentsOf.writeLimits(trx, id, body.allotments);
       }
       if (Object.keys(values).length > 0) {
         row = (await repo.update(id, { ...values, updated_at: nowSeconds() })) ?? row;

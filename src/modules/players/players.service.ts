@@ -81,6 +81,11 @@ function onlyKnown(columns: Updateable<PlayersTable>): Updateable<PlayersTable> 
   return Object.fromEntries(Object.entries(columns).filter(([k]) => knownColumns.has(k))) as Updateable<PlayersTable>;
 }
 
+/** `videofacade_*` for a player of one chapter (or none), `playlist_*` for more (the reference's two kinds of player). */
+export function playerEvent(player: Player, action: 'create' | 'update' | 'destroy'): string {
+  return `${player.chapters_attributes.length > 1 ? 'playlist' : 'videofacade'}_${action}`;
+}
+
 export class PlayersService {
 
   constructor(
@@ -92,6 +97,14 @@ export class PlayersService {
     private readonly allotments: AllotmentsService,
     private readonly webhooks: WebhooksService,
   ) {}
+
+  /**
+   * Tells the organization's player webhooks about a change of the player, as it is now; call it
+   * inside the change's transaction.
+   */
+  announce(trx: Kysely<DB>, organizationId: number, action: 'create' | 'update' | 'destroy', player: Player): Promise<number> {
+    return this.webhooks.notify(trx, organizationId, 'players', playerEvent(player, action), { player_uuid: player.uuid, player_id: player.id, player });
+  }
 
   /** Players with their chapters and each chapter's video, in two queries whatever the count. */
   private async assemble(rows: PlayerRow[], db: Kysely<DB> = this.db): Promise<Player[]> {
@@ -124,7 +137,7 @@ export class PlayersService {
       } as never);
       await this.writeChapters(trx, organizationId, row.id, [], body.chapters_attributes ?? [], now);
       const [player] = await this.assemble([row], trx);
-      await this.webhooks.notifyPlayerChange(trx, organizationId, 'create', player);
+      await this.announce(trx, organizationId, 'create', player);
       return player;
     });
   }
@@ -202,7 +215,7 @@ export class PlayersService {
         await this.writeChapters(trx, organizationId, id, existing, body.chapters_attributes, now);
       }
       const [player] = await this.assemble([row], trx);
-      await this.webhooks.notifyPlayerChange(trx, organizationId, 'update', player);
+      await this.announce(trx, organizationId, 'update', player);
       return player;
     });
   }
@@ -214,7 +227,7 @@ export class PlayersService {
       if (!row) throw notFound('player', id);
       const [player] = await this.assemble([row], trx);
       await this.players.with(trx).delete(organizationId, id);
-      await this.webhooks.notifyPlayerChange(trx, organizationId, 'destroy', player);
+      await this.announce(trx, organizationId, 'destroy', player);
       return player;
     });
   }

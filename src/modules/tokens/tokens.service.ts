@@ -5,7 +5,7 @@ import { nowSeconds } from '../../lib/time.ts';
 import { isRole, type Role } from '../roles/permissions.ts';
 import { TokensRepository } from './tokens.repository.ts';
 import type { AuthContext } from './auth-context.ts';
-import { mapMaybe, type MaybePromise } from '../../db/read-cache.ts';
+import { mapMaybe, type MaybePromise } from '../../lib/maybe-promise.ts';
 
 type TokenRow = Awaited<ReturnType<TokensRepository['findByHash']>>;
 

@@ -25,7 +25,7 @@ export default async function videosRoutes(app: App, { config, services }: Deps)
   app.post('/v1/videos', {
     config: { wrap: 'video' },
     schema: { tags, summary: 'Create a video (and its facade player)', body: CreateVideoBody, response: { 201: Video } },
-  }, async (req, reply) => reply.code(201).send(await videos.create(req.auth.organizationId, req.body)));
+  }, async (req, reply) => reply.code(201).send(await services.playerVideos.create(req.auth.organizationId, req.body)));
 
   app.get('/v1/videos', {
     config: { list: 'videos' },
@@ -58,7 +58,7 @@ export default async function videosRoutes(app: App, { config, services }: Deps)
 
   app.delete('/v1/videos/:id', {
     schema: { tags, summary: 'Delete a video (its chapters go with it)', params: IdParams, response: { 200: Video } },
-  }, async (req) => videos.delete(req.auth.organizationId, req.params.id));
+  }, async (req) => services.playerVideos.delete(req.auth.organizationId, req.params.id));
 
   app.get('/v1/videos/:id/files', {
     schema: {

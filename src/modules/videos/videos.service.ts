@@ -5,8 +5,6 @@ import type { Listing, Page } from '../../lib/paging.ts';
 import type { FileStore } from '../../media/file-store.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { newUuid } from '../../lib/tokens.ts';
-import type { ChaptersRepository } from '../chapters/chapters.repository.ts';
-import type { PlayersRepository } from '../players/players.repository.ts';
 import type { CreateVideoBody, UpdateVideoBody, Video } from './videos.schemas.ts';
 import { VideosRepository, type VideoRow } from './videos.repository.ts';
 import { enqueueDelete, enqueueProcessing, videoPrefix } from './video-jobs.ts';
@@ -59,8 +57,6 @@ export class VideosService {
     private readonly db: Kysely<DB>,
     private readonly store: FileStore,
     private readonly videos: VideosRepository,
-    private readonly players: PlayersRepository,
-    private readonly chapters: ChaptersRepository,
   ) {}
 
   /**
@@ -72,25 +68,6 @@ export class VideosService {
     const video = await this.videos.with(trx).insert(newVideoRow(organizationId, attrs, now));
     await enqueueProcessing(trx, video.id, video.media_version);
     return video;
-  }
-
-  /** Creating a video alone also makes its facade player, as the reference does. */
-  async create(organizationId: number, body: CreateVideoBody): Promise<Video> {
-    return this.db.transaction().execute(async (trx) => {
-      const now = nowSeconds();
-      const video = await this.insert(trx, organizationId, body, now);
-      const player = await this.players.with(trx).insert({
-        organization_id: organizationId,
-        uuid: newUuid(),
-        name: video.name,
-        player_type: 'video_facade',
-        release_date: now,
-        created_at: now,
-        updated_at: now,
-      });
-      await this.chapters.with(trx).insert({ organization_id: organizationId, player_id: player.id, video_id: video.id, position: 0, created_at: now, updated_at: now });
-      return toVideo(video);
-    });
   }
 
   async get(organizationId: number, id: number): Promise<Video> {
@@ -132,28 +109,23 @@ export class VideosService {
     });
   }
 
+  /** Removes a video row in the caller's transaction; answers it as it was. */
+  async deleteRow(trx: Kysely<DB>, organizationId: number, id: number): Promise<VideoRow> {
+    const deleted = await this.videos.with(trx).delete(organizationId, id);
+    if (!deleted) throw notFound('video', id);
+    return deleted;
+  }
+
   /**
-   * Deletes the video; its chapters go with it and each affected player's positions stay dense.
-   * Its files leave the store right after the commit (and, should that fail, through a queued
-   * `media.delete` job).
+   * Removes a deleted video's files from the store (call it after the commit); should that fail, a
+   * queued `media.delete` job does it.
    */
-  async delete(organizationId: number, id: number): Promise<Video> {
-    const row = await this.db.transaction().execute(async (trx) => {
-      const chapters = this.chapters.with(trx);
-      const playerIds = await chapters.playerIdsOfVideo(id);
-      const deleted = await this.videos.with(trx).delete(organizationId, id);
-      if (!deleted) throw notFound('video', id);
-      const now = nowSeconds();
-      const remaining = await chapters.forPlayers(playerIds);
-      for (const playerId of playerIds) await chapters.renumber(remaining.filter((c) => c.player_id === playerId), now);
-      return deleted;
-    });
+  async removeFiles(row: VideoRow): Promise<void> {
     const prefix = videoPrefix(row.uuid);
     try {
       await this.store.delete(prefix);
     } catch {
       await enqueueDelete(this.db, [prefix]);
     }
-    return toVideo(row);
   }
 }

@@ -7,17 +7,11 @@ import { parseStringList } from '../../lib/json-list.ts';
 import { assertOwnOrganization } from '../organizations/own-organization.ts';
 import { newSecret } from '../../lib/standard-webhooks.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import type { Player } from '../players/players.schemas.ts';
 import { ANALYTICS_EVENTS, PLAYER_EVENTS, type Webhook, type WebhookBody, type WebhookKind } from './webhooks.schemas.ts';
 import { WebhooksRepository, type WebhookRow } from './webhooks.repository.ts';
 
 /** At most this many webhooks of each kind per organization. */
 export const MAX_WEBHOOKS_PER_KIND = 50;
-
-/** `videofacade_*` for a player of one chapter (or none), `playlist_*` for more (the reference's two kinds of player). */
-export function playerEvent(player: Player, action: 'create' | 'update' | 'destroy'): string {
-  return `${player.chapters_attributes.length > 1 ? 'playlist' : 'videofacade'}_${action}`;
-}
 
 const EVENTS: Record<WebhookKind, readonly string[]> = { analytics: ANALYTICS_EVENTS, players: PLAYER_EVENTS };
 
@@ -111,10 +105,5 @@ export class WebhooksService {
    */
   async organizationKey(organizationId: number): Promise<string | null> {
     return (await this.repo.signingKey(organizationId)) ?? this.repo.setSigningKey(organizationId, newSecret(), false);
-  }
-
-  /** Tells the organization's player webhooks about a change; call it inside the change's transaction. */
-  notifyPlayerChange(trx: Kysely<DB>, organizationId: number, action: 'create' | 'update' | 'destroy', player: Player): Promise<number> {
-    return this.notify(trx, organizationId, 'players', playerEvent(player, action), { player_uuid: player.uuid, player_id: player.id, player });
   }
 }

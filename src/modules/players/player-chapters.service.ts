@@ -2,15 +2,18 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { notFound } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import type { PlayersRepository } from '../players/players.repository.ts';
-import type { PlayersService } from '../players/players.service.ts';
+import type { PlayersRepository } from './players.repository.ts';
+import type { PlayersService } from './players.service.ts';
 import type { VideosRepository } from '../videos/videos.repository.ts';
-import type { WebhooksService } from '../webhooks/webhooks.service.ts';
-import { placeAt, toChapter, type ChapterWriters } from './chapter-writer.ts';
-import type { ChapterRow, ChaptersRepository } from './chapters.repository.ts';
-import type { Chapter, CreateChapterBody, UpdateChapterBody } from './chapters.schemas.ts';
+import { placeAt, toChapter, type ChapterWriters } from '../chapters/chapter-writer.ts';
+import type { ChapterRow, ChaptersRepository } from '../chapters/chapters.repository.ts';
+import type { Chapter, CreateChapterBody, UpdateChapterBody } from '../chapters/chapters.schemas.ts';
 
-export class ChaptersService {
+/**
+ * The chapter operations. A chapter is part of its player: every change touches the player first
+ * (serialising concurrent writes) and is announced as a change of the player.
+ */
+export class PlayerChaptersService {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly chapters: ChaptersRepository,
@@ -18,7 +21,6 @@ export class ChaptersService {
     private readonly playerRows: PlayersRepository,
     private readonly players: PlayersService,
     private readonly writers: ChapterWriters,
-    private readonly webhooks: WebhooksService,
   ) {}
 
   private async render(row: ChapterRow, repo = this.videos): Promise<Chapter> {
@@ -28,7 +30,7 @@ export class ChaptersService {
 
   /** A chapter change is a change of its player, for the player webhooks (as the player as it is now). */
   private async announce(trx: Kysely<DB>, organizationId: number, playerId: number): Promise<void> {
-    await this.webhooks.notifyPlayerChange(trx, organizationId, 'update', await this.players.get(organizationId, playerId, trx));
+    await this.players.announce(trx, organizationId, 'update', await this.players.get(organizationId, playerId, trx));
   }
 
   async get(organizationId: number, id: number): Promise<Chapter> {

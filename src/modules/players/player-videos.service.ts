@@ -1,0 +1,55 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { nowSeconds } from '../../lib/time.ts';
+import { newUuid } from '../../lib/tokens.ts';
+import type { ChaptersRepository } from '../chapters/chapters.repository.ts';
+import type { CreateVideoBody, Video } from '../videos/videos.schemas.ts';
+import { toVideo, type VideosService } from '../videos/videos.service.ts';
+import type { PlayersRepository } from './players.repository.ts';
+
+/** The video operations that reach the players a video plays in. */
+export class PlayerVideosService {
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly videos: VideosService,
+    private readonly players: PlayersRepository,
+    private readonly chapters: ChaptersRepository,
+  ) {}
+
+  /** Creating a video alone also makes its facade player, as the reference does. */
+  async create(organizationId: number, body: CreateVideoBody): Promise<Video> {
+    return this.db.transaction().execute(async (trx) => {
+      const now = nowSeconds();
+      const video = await this.videos.insert(trx, organizationId, body, now);
+      const player = await this.players.with(trx).insert({
+        organization_id: organizationId,
+        uuid: newUuid(),
+        name: video.name,
+        player_type: 'video_facade',
+        release_date: now,
+        created_at: now,
+        updated_at: now,
+      });
+      await this.chapters.with(trx).insert({ organization_id: organizationId, player_id: player.id, video_id: video.id, position: 0, created_at: now, updated_at: now });
+      return toVideo(video);
+    });
+  }
+
+  /**
+   * Deletes the video; its chapters go with it and each affected player's positions stay dense.
+   * Its files leave the store right after the commit.
+   */
+  async delete(organizationId: number, id: number): Promise<Video> {
+    const row = await this.db.transaction().execute(async (trx) => {
+      const chapters = this.chapters.with(trx);
+      const playerIds = await chapters.playerIdsOfVideo(id);
+      const deleted = await this.videos.deleteRow(trx, organizationId, id);
+      const now = nowSeconds();
+      const remaining = await chapters.forPlayers(playerIds);
+      for (const playerId of playerIds) await chapters.renumber(remaining.filter((c) => c.player_id === playerId), now);
+      return deleted;
+    });
+    await this.videos.removeFiles(row);
+    return toVideo(row);
+  }
+}
