@@ -35,7 +35,10 @@ import { buildRecording } from '../src/live/recording.ts';
 import { LiveIngest } from '../src/modules/live/live-ingest.ts';
 
 const self = fileURLToPath(import.meta.url);
-const SEGMENTS = (process.env.LIVE_BENCH_SEGMENTS ?? '1,4').split(',').map(Number).filter((n) => [1, 4, 10].includes(n));
+const SEGMENTS = (process.env.LIVE_BENCH_SEGMENTS ?? '1,4')
+  .split(',')
+  .map(Number)
+  .filter((n) => [1, 4, 10].includes(n));
 const TARGET_LATENCY_RATIO = 1.5;
 const TARGET_REMUX_SHARE = 0.1;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -84,10 +87,13 @@ function childCpu(binary: string, args: string[]): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn('/bin/sh', ['-c', '"$0" "$@" >/dev/null 2>&1; cat /proc/$$/stat', binary, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
-    child.stdout!.on('data', (d) => (out += d));
+    child.stdout.on('data', (d) => (out += d));
     child.on('error', reject);
     child.on('exit', () => {
-      const fields = out.slice(out.lastIndexOf(')') + 2).trim().split(' ');
+      const fields = out
+        .slice(out.lastIndexOf(')') + 2)
+        .trim()
+        .split(' ');
       // cutime, cstime: fields 16 and 17 (13 and 14 after the command name).
       resolve((Number(fields[13]) + Number(fields[14])) / 100);
     });
@@ -95,13 +101,48 @@ function childCpu(binary: string, args: string[]): Promise<number> {
 }
 
 function publisher(ffmpegPath: string, url: string, seconds: number): ChildProcess {
-  return spawn(ffmpegPath, [
-    '-hide_banner', '-loglevel', 'error', '-nostdin', '-re',
-    '-f', 'lavfi', '-i', 'testsrc=size=640x360:rate=30', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100',
-    '-t', String(seconds),
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-pix_fmt', 'yuv420p', '-g', '30', '-keyint_min', '30', '-b:v', '800k',
-    '-c:a', 'aac', '-b:a', '96k', '-f', 'flv', url,
-  ], { stdio: 'ignore' });
+  return spawn(
+    ffmpegPath,
+    [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-nostdin',
+      '-re',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=640x360:rate=30',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440:sample_rate=44100',
+      '-t',
+      String(seconds),
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-tune',
+      'zerolatency',
+      '-pix_fmt',
+      'yuv420p',
+      '-g',
+      '30',
+      '-keyint_min',
+      '30',
+      '-b:v',
+      '800k',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '96k',
+      '-f',
+      'flv',
+      url,
+    ],
+    { stdio: 'ignore' },
+  );
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
@@ -111,8 +152,14 @@ async function benchOne(segmentLength: number): Promise<LiveBenchSegmentResult> 
   const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'reelbase-live-bench-'));
   const port = await freePort();
   const config = loadConfig({
-    LOG_LEVEL: 'silent', DATA_DIR: dataDir, PUBLIC_URL: 'http://bench.test', SIGNING_SECRET: 'live-bench-signing-secret-0123456789',
-    RTMP_PORT: String(port), INGEST_HOST: '127.0.0.1', LIVE_RECONNECT_WINDOW_SECONDS: '1', LIVE_HEALTH_INTERVAL_SECONDS: '5',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dataDir,
+    PUBLIC_URL: 'http://bench.test',
+    SIGNING_SECRET: 'live-bench-signing-secret-0123456789',
+    RTMP_PORT: String(port),
+    INGEST_HOST: '127.0.0.1',
+    LIVE_RECONNECT_WINDOW_SECONDS: '1',
+    LIVE_HEALTH_INTERVAL_SECONDS: '5',
   });
   const database = openDatabase({ sqlitePath: path.join(dataDir, 'bench.sqlite') });
   await migrateToLatest(database.db);
@@ -125,7 +172,14 @@ async function benchOne(segmentLength: number): Promise<LiveBenchSegmentResult> 
     const service = container.services.live;
     const auth = { tokenId: 0, organizationId: organization.id, userId: null, role: 'owner' as const };
     const { stream_instance_id: id } = await service.create(auth, organization.id, {
-      video_options: { video_name: 'bench', description: '', stream_tags: [], segment_length: segmentLength as 1 | 4 | 10, dvr_enabled: true, disable_notifications: true },
+      video_options: {
+        video_name: 'bench',
+        description: '',
+        stream_tags: [],
+        segment_length: segmentLength as 1 | 4 | 10,
+        dvr_enabled: true,
+        disable_notifications: true,
+      },
     });
     const d = (await service.get(auth, organization.id, id)).instance_details;
     const seconds = Number(process.env.LIVE_BENCH_SECONDS ?? segmentLength * 4 + 4);
@@ -201,7 +255,25 @@ async function benchOne(segmentLength: number): Promise<LiveBenchSegmentResult> 
     // What one transcode of the same media costs (the cheapest real one: libx264 veryfast, same size).
     const recording = path.join(dataDir, 'recording.mp4');
     await buildRecording(config.ffmpegPath, path.join(dataDir, 'live', d.player_uuid), recording);
-    const transcodeCpu = await childCpu(config.ffmpegPath, ['-nostdin', '-y', '-i', recording, '-c:v', 'libx264', '-preset', 'veryfast', '-b:v', '800k', '-c:a', 'aac', '-b:a', '96k', '-f', 'mp4', path.join(dataDir, 'transcoded.mp4')]);
+    const transcodeCpu = await childCpu(config.ffmpegPath, [
+      '-nostdin',
+      '-y',
+      '-i',
+      recording,
+      '-c:v',
+      'libx264',
+      '-preset',
+      'veryfast',
+      '-b:v',
+      '800k',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '96k',
+      '-f',
+      'mp4',
+      path.join(dataDir, 'transcoded.mp4'),
+    ]);
     // Decoding alone (no encoding) is the floor of any transcode.
     const decodeCpu = await childCpu(config.ffmpegPath, ['-nostdin', '-i', recording, '-f', 'null', '-']);
 

@@ -75,8 +75,29 @@ function configFor(dataDir: string, extra: Record<string, string> = {}): Config 
 async function makeClip(dir: string): Promise<string> {
   const clip = path.join(dir, 'clip-720p-10s.mp4');
   const { ffmpegPath } = configFor(dir);
-  await run(ffmpegPath, [...COMMON, '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=30:duration=10', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=10',
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '18', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', clip]);
+  await run(ffmpegPath, [
+    ...COMMON,
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=1280x720:rate=30:duration=10',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:duration=10',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-crf',
+    '18',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-shortest',
+    clip,
+  ]);
   return clip;
 }
 
@@ -161,9 +182,12 @@ async function childMain(role: string) {
 
 function startChild(role: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number; path: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', self], { env: { ...process.env, ...env, MEDIA_BENCH_ROLE: role }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', self], {
+      env: { ...process.env, ...env, MEDIA_BENCH_ROLE: role },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     child.once('exit', (code) => reject(new Error(`${role} server exited with ${code}`)));
-    readline.createInterface({ input: child.stdout! }).once('line', (line) => {
+    readline.createInterface({ input: child.stdout }).once('line', (line) => {
       child.removeAllListeners('exit');
       resolve({ child, ...JSON.parse(line) });
     });
@@ -184,7 +208,10 @@ async function servingRows(dataDir: string, key: string, size: number): Promise<
   const plain = await startChild('static', env);
   try {
     const rows: Row[] = [];
-    for (const [what, headers] of [[`whole file (${(size / 1024).toFixed(0)} KiB)`, {}], ['range 64 KiB', { range: 'bytes=0-65535' }]] as const) {
+    for (const [what, headers] of [
+      [`whole file (${(size / 1024).toFixed(0)} KiB)`, {}],
+      ['range 64 KiB', { range: 'bytes=0-65535' }],
+    ] as const) {
       const ours: number[] = [];
       const theirs: number[] = [];
       for (let round = 0; round < SERVING_ROUNDS; round++) {
@@ -192,7 +219,14 @@ async function servingRows(dataDir: string, key: string, size: number): Promise<
         theirs.push(await load(`http://127.0.0.1:${plain.port}${plain.path}`, headers));
       }
       const ratio = median(ours) / median(theirs);
-      rows.push({ what: `serve ${what}, req/s (median)`, reelbase: median(ours).toFixed(0), baseline: median(theirs).toFixed(0), ratio, target: `≥ ${TARGET_SERVING}`, pass: ratio >= TARGET_SERVING });
+      rows.push({
+        what: `serve ${what}, req/s (median)`,
+        reelbase: median(ours).toFixed(0),
+        baseline: median(theirs).toFixed(0),
+        ratio,
+        target: `≥ ${TARGET_SERVING}`,
+        pass: ratio >= TARGET_SERVING,
+      });
     }
     return rows;
   } finally {
@@ -204,7 +238,11 @@ function printTable(rows: Row[]) {
   const header = ['measure', 'reelbase', 'baseline', 'ratio', 'target', ''];
   const lines = rows.map((r) => [r.what, r.reelbase, r.baseline, r.ratio.toFixed(3), r.target, r.pass ? 'PASS' : 'FAIL']);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const fmt = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   console.log('\nMedia bench (baseline: processing = the two ffmpeg transcodes run directly; serving = @fastify/static, unsigned)');
   console.log(fmt(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));

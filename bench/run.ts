@@ -46,7 +46,7 @@ function startChild(script: string, env: Record<string, string | undefined>): Pr
     });
     const timer = setTimeout(() => reject(new Error(`${script} did not start within 60 s`)), 60_000);
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-    readline.createInterface({ input: child.stdout! }).once('line', (line) => {
+    readline.createInterface({ input: child.stdout }).once('line', (line) => {
       clearTimeout(timer);
       child.removeAllListeners('exit');
       resolve({ child, info: JSON.parse(line) });
@@ -121,7 +121,9 @@ async function measure(label: string, url: string, headers: Record<string, strin
   await autocannon({ url, connections: CONNECTIONS, duration: WARMUP, headers });
   const r: Result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
   const m = { label, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
-  process.stderr.write(`  ${label}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms${m.non2xx || m.errors ? `, ${m.non2xx} non-2xx, ${m.errors} errors` : ''}\n`);
+  process.stderr.write(
+    `  ${label}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms${m.non2xx || m.errors ? `, ${m.non2xx} non-2xx, ${m.errors} errors` : ''}\n`,
+  );
   return m;
 }
 
@@ -169,7 +171,12 @@ const pad = (s: string, n: number) => s.padEnd(n);
 const num = (n: number, digits = 0) => n.toFixed(digits).padStart(9);
 
 async function main() {
-  process.stderr.write(`Reelbase bench: ${CONNECTIONS} connections, ${DURATION} s per run (after ${WARMUP} s warm-up), ${RUNS} paired runs, ${os.cpus().length} CPUs, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  process.stderr.write(
+    `Reelbase bench: ${CONNECTIONS} connections, ${DURATION} s per run (after ${WARMUP} s warm-up), ${RUNS} paired runs, ${os.cpus().length} CPUs, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n`,
+  );
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-bench-'));
   const notes: string[] = [];
   // `target`: the issue's targets apply (SQLite); the PostgreSQL row is printed for information.
@@ -204,7 +211,9 @@ async function main() {
     const floorServer = await startChild('baseline.ts', { BENCH_BODY: sqlite.target.body, BENCH_BASELINE: 'fastify' });
     try {
       const floor = await measure('bare fastify (context)', `http://127.0.0.1:${floorServer.info.port}${sqlite.target.path}`);
-      notes.push(`a bare Fastify route answering the same body reaches ${Math.round(floor.rps)} req/s, ratio ${(floor.rps / baseline.rps).toFixed(2)} of node:http`);
+      notes.push(
+        `a bare Fastify route answering the same body reaches ${Math.round(floor.rps)} req/s, ratio ${(floor.rps / baseline.rps).toFixed(2)} of node:http`,
+      );
     } finally {
       await stopChild(floorServer.child);
     }
@@ -222,7 +231,9 @@ async function main() {
 
     const path0 = sqlite.target.path.replace(/\d+$/, ':id');
     console.log(`\nGET ${path0} (Bearer), ${CONNECTIONS} connections, ${DURATION} s`);
-    console.log(`${pad('server', 22)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'ratio'.padStart(9)}   ratio≥${TARGET_RATIO}  p99<${TARGET_P99_MS}ms`);
+    console.log(
+      `${pad('server', 22)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'ratio'.padStart(9)}   ratio≥${TARGET_RATIO}  p99<${TARGET_P99_MS}ms`,
+    );
     console.log('-'.repeat(86));
     for (const { m, ratio, target } of rows) {
       const ratioOk = target && ratio !== null ? ratio >= TARGET_RATIO : null;

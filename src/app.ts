@@ -41,7 +41,7 @@ export async function buildApp({ config, database, logStream, container = create
     bodyLimit: config.bodyLimit,
     genReqId: requestId,
     rewriteUrl: (req) => stripJsonSuffix(req.url ?? '/'),
-    frameworkErrors,
+    frameworkErrors: (error, request, reply) => void frameworkErrors(error, request, reply),
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -64,7 +64,7 @@ export async function buildApp({ config, database, logStream, container = create
   app.addHook('onClose', () => container.mailer.close());
   await app.register(
     async (dashboard) => {
-      for (const mod of dashboardModules) await mod(dashboard as App, deps);
+      for (const mod of dashboardModules) await mod(dashboard, deps);
     },
     { prefix: '/dashboard' },
   );

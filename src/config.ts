@@ -18,7 +18,15 @@ const EnvSchema = Type.Object({
   /** Jobs one worker process runs at once. */
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   LOG_LEVEL: Type.Union(
-    [Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')],
+    [
+      Type.Literal('fatal'),
+      Type.Literal('error'),
+      Type.Literal('warn'),
+      Type.Literal('info'),
+      Type.Literal('debug'),
+      Type.Literal('trace'),
+      Type.Literal('silent'),
+    ],
     { default: 'info' },
   ),
   /** Largest accepted request body, in bytes. */
@@ -105,7 +113,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const problems = [...Value.Errors(EnvSchema, converted)].map((e) => `${e.instancePath || '/'} ${e.message}`);
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
-  const e = converted as Env;
+  const e = converted;
   const hostForUrl = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST;
   const publicUrl = (e.PUBLIC_URL ?? `http://${hostForUrl}:${e.PORT}`).replace(/\/+$/, '');
   const publicHost = new URL(publicUrl).host;
@@ -123,7 +131,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimit: e.BODY_LIMIT,
     listDefaultCap: e.LIST_DEFAULT_CAP,
     signingSecret: e.SIGNING_SECRET,
-    uploadAllowedHosts: e.UPLOAD_ALLOWED_HOSTS.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
+    uploadAllowedHosts: e.UPLOAD_ALLOWED_HOSTS.split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     uploadTimeoutMs: e.UPLOAD_TIMEOUT_SECONDS * 1000,
     ffmpegPath: e.FFMPEG_PATH ?? installedBinary('@ffmpeg-installer/ffmpeg'),

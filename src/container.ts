@@ -129,7 +129,10 @@ export function createContainer({ config, database, mailer = createMailer(config
     livePlayback: new LivePlaybackService(config.dataDir, r.live),
     liveState: new LiveStateService(db, liveTiming(config.live), r.live, liveRepos),
     mediaFiles: new MediaFilesService(media),
-    organizations: new OrganizationsService(db, r.organizations, r.teams, tokens, allotments, { embedDomain: config.embedDomain, playbackDomain: config.playbackDomain }),
+    organizations: new OrganizationsService(db, r.organizations, r.teams, tokens, allotments, {
+      embedDomain: config.embedDomain,
+      playbackDomain: config.playbackDomain,
+    }),
     players,
     playerVideos: new PlayerVideosService(db, videos, r.players, r.chapters),
     prompts: new PromptsService(r.prompts),
@@ -142,7 +145,14 @@ export function createContainer({ config, database, mailer = createMailer(config
     users: new UsersService(db, r.users, r.tokens, allotments),
     videoMedia,
     videos,
-    watch: new WatchService(config, r.watch, new WatchPageService(config, embed, players, events, videoMedia, captions, thumbnails, r.live), ipRanges, new AccessCodes(config.signingSecret!), embed),
+    watch: new WatchService(
+      config,
+      r.watch,
+      new WatchPageService(config, embed, players, events, videoMedia, captions, thumbnails, r.live),
+      ipRanges,
+      new AccessCodes(config.signingSecret!),
+      embed,
+    ),
     viewerReports: new ViewerReportsService(db, r.watch, players, ipRanges, webhooks, embed),
     webhooks,
   };

@@ -4,8 +4,19 @@ import { createOrg, createPlayer, unique, type OrgContext } from './helpers/fact
 
 const P = '/dashboard/v1';
 const FIELDS = [
-  'created_at', 'custom_approval_message', 'custom_denial_message', 'custom_sender_display_name', 'enabled', 'id', 'max_access_code_uses',
-  'moderator_id', 'player_id', 'player_uuid', 'updated_at', 'whitelisted_domains', 'whitelisted_domains_enabled',
+  'created_at',
+  'custom_approval_message',
+  'custom_denial_message',
+  'custom_sender_display_name',
+  'enabled',
+  'id',
+  'max_access_code_uses',
+  'moderator_id',
+  'player_id',
+  'player_uuid',
+  'updated_at',
+  'whitelisted_domains',
+  'whitelisted_domains_enabled',
 ];
 
 describe.each(dialects)('access managers on %s', (dialect) => {
@@ -143,7 +154,13 @@ describe.each(dialects)('access managers on %s', (dialect) => {
 
     // Wrapped body, a comma-separated domain list, and clearing with null / empty text.
     const wrapped = await admin.patch(`${P}/access_managers/${m.id}.json`, {
-      access_manager: { whitelisted_domains: 'a.example, b.example', moderator_id: null, max_access_code_uses: null, custom_denial_message: '', custom_sender_display_name: null },
+      access_manager: {
+        whitelisted_domains: 'a.example, b.example',
+        moderator_id: null,
+        max_access_code_uses: null,
+        custom_denial_message: '',
+        custom_sender_display_name: null,
+      },
     });
     expect(wrapped.status).toBe(200);
     expect(wrapped.body).toMatchObject({
@@ -200,7 +217,10 @@ describe.each(dialects)('access managers on %s', (dialect) => {
       const res = await admin.patch(`${P}/access_managers/${m.id}`, body);
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(422);
       expect(res.body.code).toBe('validation_failed');
-      expect(res.body.details.map((d: any) => d.field), JSON.stringify(body).slice(0, 80)).toContain(field);
+      expect(
+        res.body.details.map((d: any) => d.field),
+        JSON.stringify(body).slice(0, 80),
+      ).toContain(field);
     }
     expect(await managerOf(admin, player.id)).toEqual(m);
     // The accepted side of each bound.

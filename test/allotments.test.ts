@@ -223,7 +223,10 @@ describe('admin CLI: org limits and token create --user (SQLite)', () => {
     const orgId = created.last.organization_id;
     const database = openDatabase({ sqlitePath: path.join(dir, 'reelbase.sqlite') });
     try {
-      const { services } = createContainer({ config: loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', SIGNING_SECRET: 'cli-test-signing-secret-0123' }), database });
+      const { services } = createContainer({
+        config: loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', SIGNING_SECRET: 'cli-test-signing-secret-0123' }),
+        database,
+      });
       const user = await services.users.create('owner', orgId, { email: 'cli@example.com', role_id: 3 });
       const minted = await cli('token', 'create', '--org', String(orgId), '--user', String(user.id));
       expect(minted.code).toBe(0);

@@ -10,9 +10,24 @@ import { JobRunner } from '../src/jobs/runner.ts';
 const P = '/dashboard/v1';
 
 const CAPTION_KEYS = [
-  'id', 'video_id', 'language', 'status', 'is_default', 'notes', 'srt_url', 'vtt_url', 'txt_url', 'srt_download_url',
-  'vtt_download_url', 'txt_download_url', 'formatted_text', 'plain_text', 'formatted_language_name',
-  'localized_language_name', 'created_at', 'updated_at',
+  'id',
+  'video_id',
+  'language',
+  'status',
+  'is_default',
+  'notes',
+  'srt_url',
+  'vtt_url',
+  'txt_url',
+  'srt_download_url',
+  'vtt_download_url',
+  'txt_download_url',
+  'formatted_text',
+  'plain_text',
+  'formatted_language_name',
+  'localized_language_name',
+  'created_at',
+  'updated_at',
 ].sort();
 
 const SRT = '1\r\n00:00:01,000 --> 00:00:04,500\r\nHello, <i>world</i>.\r\n\r\n2\r\n01:00:05,250 --> 01:00:07,000\r\nTwo\r\nlines\r\n';
@@ -122,7 +137,13 @@ describe.each(dialects)('captions on %s', (dialect) => {
     it('takes WebVTT (detected by its signature), keeping identifiers and settings, and names the language', async () => {
       const videoId = await newVideo();
       const c = await addCaption(videoId, { language: 'fr_ca', content: VTT });
-      expect(c).toMatchObject({ language: 'fr-CA', status: 'complete', plain_text: 'Bonjour', formatted_language_name: 'French (Canada)', localized_language_name: 'Français (Canada)' });
+      expect(c).toMatchObject({
+        language: 'fr-CA',
+        status: 'complete',
+        plain_text: 'Bonjour',
+        formatted_language_name: 'French (Canada)',
+        localized_language_name: 'Français (Canada)',
+      });
       const content = await org.api.get(`${P}/captions/${c.id}/content`);
       expect(content.raw).toBe('WEBVTT\n\nintro\n00:00:01.000 --> 00:00:02.000 align:start\n<v Ann>Bonjour</v>\n');
     });
@@ -314,7 +335,10 @@ describe.each(dialects)('captions on %s', (dialect) => {
         const res = await org.api.post(`${P}/videos/${videoId}/captions`, body);
         expect(res.status, JSON.stringify(body)).toBe(422);
         expect(res.body.code).toBe('validation_failed');
-        expect(res.body.details.map((d: any) => d.field), JSON.stringify(body)).toContain(field);
+        expect(
+          res.body.details.map((d: any) => d.field),
+          JSON.stringify(body),
+        ).toContain(field);
       }
     });
 
@@ -432,14 +456,25 @@ describe.each(dialects)('captions on %s', (dialect) => {
       const c = await addCaption(videoId, { language: 'en', content: SRT, notes: 'n' });
       const res = await org.api.patch(`${P}/captions/${c.id}`, { language: 'pt-br', notes: null });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ language: 'pt-BR', notes: null, formatted_language_name: 'Portuguese (Brazil)', localized_language_name: 'Português (Brasil)', status: 'complete' });
+      expect(res.body).toMatchObject({
+        language: 'pt-BR',
+        notes: null,
+        formatted_language_name: 'Portuguese (Brazil)',
+        localized_language_name: 'Português (Brasil)',
+        status: 'complete',
+      });
       expect(res.body.vtt_url).toMatch(/\/files\/pt-BR\.vtt\?/);
       const put = await org.api.put(`${P}/captions/${c.id}`, { notes: 'via put' });
       expect(put.body.notes).toBe('via put');
       const same = await org.api.patch(`${P}/captions/${c.id}`, {});
       expect(same.status).toBe(200);
       expect(same.body.updated_at).toBe(put.body.updated_at);
-      for (const [body, field] of [[{ language: 'zz' }, 'language'], [{ format: 'srt' }, 'format'], [{ content: SRT, vtt_url: `${base}/a.vtt` }, 'content'], [{ notes: 5 }, 'notes']] as const) {
+      for (const [body, field] of [
+        [{ language: 'zz' }, 'language'],
+        [{ format: 'srt' }, 'format'],
+        [{ content: SRT, vtt_url: `${base}/a.vtt` }, 'content'],
+        [{ notes: 5 }, 'notes'],
+      ] as const) {
         const bad = await org.api.patch(`${P}/captions/${c.id}`, body);
         expect(bad.status).toBe(422);
         expect(bad.body.details[0].field).toBe(field);
@@ -454,11 +489,20 @@ describe.each(dialects)('captions on %s', (dialect) => {
       const b = await addCaption(videoId, { language: 'fr', content: SRT, is_default: true });
       expect(b.is_default).toBe(true);
       const list = async () => (await org.api.get(`${P}/videos/${videoId}/captions`)).body.map((c: any) => [c.id, c.is_default]);
-      expect(await list()).toEqual([[a.id, false], [b.id, true]]);
+      expect(await list()).toEqual([
+        [a.id, false],
+        [b.id, true],
+      ]);
       await org.api.patch(`${P}/captions/${a.id}`, { is_default: true });
-      expect(await list()).toEqual([[a.id, true], [b.id, false]]);
+      expect(await list()).toEqual([
+        [a.id, true],
+        [b.id, false],
+      ]);
       await org.api.patch(`${P}/captions/${a.id}`, { is_default: false });
-      expect(await list()).toEqual([[a.id, false], [b.id, false]]);
+      expect(await list()).toEqual([
+        [a.id, false],
+        [b.id, false],
+      ]);
       expect((await org.api.get(`${P}/captions/${elsewhere.id}`)).body.is_default).toBe(true);
     });
 
@@ -490,7 +534,11 @@ describe.each(dialects)('captions on %s', (dialect) => {
       // Make created_at/updated_at differ deterministically.
       let n = 0;
       for (const language of ['fr', 'en-US', 'de', 'en', 'enm']) {
-        await t.database.db.updateTable('captions').set({ created_at: 1_000 + n, updated_at: 2_000 - n }).where('id', '=', ids[language]).execute();
+        await t.database.db
+          .updateTable('captions')
+          .set({ created_at: 1_000 + n, updated_at: 2_000 - n })
+          .where('id', '=', ids[language])
+          .execute();
         n++;
       }
     });

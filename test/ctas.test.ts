@@ -72,7 +72,14 @@ describe.each(dialects)('CTAs on %s', (dialect) => {
       expect(res.status).toBe(201);
       expect(String(res.headers['content-type'])).toContain('application/json');
       expectCtaShape(res.body);
-      expect(res.body).toMatchObject({ chapter_id: chapterId, second: 10, duration: 5, auto_close: true, width: 300, html: '<a href="https://example.com">Buy</a>' });
+      expect(res.body).toMatchObject({
+        chapter_id: chapterId,
+        second: 10,
+        duration: 5,
+        auto_close: true,
+        width: 300,
+        html: '<a href="https://example.com">Buy</a>',
+      });
       expect(res.body.created_at).toBeGreaterThanOrEqual(before);
       expect(res.body.created_at).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
       expect(res.body.updated_at).toBe(res.body.created_at);
@@ -212,13 +219,18 @@ describe.each(dialects)('CTAs on %s', (dialect) => {
 
     it('requires chapter_id, is_closeable and is_new_contact', async () => {
       expect422(await org.api.post('/dashboard/v1/ctas/default_email_gate', {}), 'chapter_id', 'is_closeable', 'is_new_contact');
-      expect422(await org.api.post('/dashboard/v1/ctas/default_email_gate', { chapter_id: chapterId, is_closeable: 'true', is_new_contact: false }), 'is_closeable');
+      expect422(
+        await org.api.post('/dashboard/v1/ctas/default_email_gate', { chapter_id: chapterId, is_closeable: 'true', is_new_contact: false }),
+        'is_closeable',
+      );
       expect422(await org.api.post('/dashboard/v1/ctas/default_email_gate', { chapter_id: null, is_closeable: true, is_new_contact: false }), 'chapter_id');
     });
 
     it('answers 404 for another organization’s chapter and 403 for a viewer', async () => {
       expect404(await org.api.post('/dashboard/v1/ctas/default_email_gate', { chapter_id: otherChapterId, is_closeable: true, is_new_contact: true }));
-      expect((await viewer.post('/dashboard/v1/ctas/default_email_gate', { chapter_id: chapterId, is_closeable: true, is_new_contact: true })).status).toBe(403);
+      expect((await viewer.post('/dashboard/v1/ctas/default_email_gate', { chapter_id: chapterId, is_closeable: true, is_new_contact: true })).status).toBe(
+        403,
+      );
     });
   });
 

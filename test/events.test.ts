@@ -192,10 +192,20 @@ describe.each(dialects)('events on %s', (dialect) => {
     });
 
     it('updates a subset, checking the merged record', async () => {
-      const res = await org.api.patch(`/dashboard/v1/events/${eventId}`, { event: { name: 'Renamed', state: 'public', event_type: 'annotation', chapter_id: chapter2Id } });
+      const res = await org.api.patch(`/dashboard/v1/events/${eventId}`, {
+        event: { name: 'Renamed', state: 'public', event_type: 'annotation', chapter_id: chapter2Id },
+      });
       expect(res.status).toBe(200);
       expectEventShape(res.body);
-      expect(res.body).toMatchObject({ name: 'Renamed', state: 'public', event_type: 'annotation', chapter_id: chapter2Id, html: '<button>Subscribe</button>', duration: 6, auto_close: true });
+      expect(res.body).toMatchObject({
+        name: 'Renamed',
+        state: 'public',
+        event_type: 'annotation',
+        chapter_id: chapter2Id,
+        html: '<button>Subscribe</button>',
+        duration: 6,
+        auto_close: true,
+      });
       expect422(await org.api.patch(`/dashboard/v1/events/${eventId}`, { duration: null }), 'duration');
       expect422(await org.api.patch(`/dashboard/v1/events/${eventId}`, { event_type: 'nope' }), 'event_type');
       expect422(await org.api.patch(`/dashboard/v1/events/${eventId}`, { state: 'hidden' }), 'state');
@@ -247,7 +257,9 @@ describe.each(dialects)('events on %s', (dialect) => {
 
     it('takes overrides of name, state, chapter and second', async () => {
       const source = (await org.api.post('/dashboard/v1/events', full())).body;
-      const res = await org.api.post(`/dashboard/v1/events/${source.id}/duplicate`, { event: { name: 'Variant B', state: 'public', chapter_id: chapter2Id, second: 30 } });
+      const res = await org.api.post(`/dashboard/v1/events/${source.id}/duplicate`, {
+        event: { name: 'Variant B', state: 'public', chapter_id: chapter2Id, second: 30 },
+      });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ name: 'Variant B', state: 'public', chapter_id: chapter2Id, second: 30, html: source.html });
       expect422(await org.api.post(`/dashboard/v1/events/${source.id}/duplicate`, { state: 'gone' }), 'state');
@@ -348,7 +360,9 @@ describe.each(dialects)('events on %s', (dialect) => {
       expect(res.status).toBe(200);
       expect(String(res.headers['content-type'])).toContain('text/csv');
       const lines = res.raw.trim().split('\n');
-      expect(lines[0]).toBe('id,name,description,event_type,html,closeable,fullscreen,background_color,annotation_css,blur,state,chapter_id,second,duration,auto_close,width,created_at,updated_at');
+      expect(lines[0]).toBe(
+        'id,name,description,event_type,html,closeable,fullscreen,background_color,annotation_css,blur,state,chapter_id,second,duration,auto_close,width,created_at,updated_at',
+      );
       expect(lines.length).toBe(4);
     });
   });
@@ -371,12 +385,29 @@ describe.each(dialects)('events on %s', (dialect) => {
     });
 
     it('adds an event to the player’s first chapter by default', async () => {
-      const res = await metaOrg.api.post(`/dashboard/v1/players/uuid=${p.uuid}/events`, { event_type: 'simple_overlay', name: 'First', second: 4, duration: 3, auto_close: true, width: 200 });
+      const res = await metaOrg.api.post(`/dashboard/v1/players/uuid=${p.uuid}/events`, {
+        event_type: 'simple_overlay',
+        name: 'First',
+        second: 4,
+        duration: 3,
+        auto_close: true,
+        width: 200,
+      });
       expect(res.status).toBe(201);
       expectEventShape(res.body);
-      expect(res.body).toMatchObject({ chapter_id: firstChapter, name: 'First', second: 4, duration: 3, auto_close: true, width: 200, event_type: 'simple_overlay' });
+      expect(res.body).toMatchObject({
+        chapter_id: firstChapter,
+        name: 'First',
+        second: 4,
+        duration: 3,
+        auto_close: true,
+        width: 200,
+        event_type: 'simple_overlay',
+      });
       onPlayer.push(res.body.id);
-      const second = await metaOrg.api.post(`/dashboard/v1/players/uuid=${p.uuid}/events.json`, { event: { event_type: 'annotation', chapter_id: secondChapter, state: 'draft' } });
+      const second = await metaOrg.api.post(`/dashboard/v1/players/uuid=${p.uuid}/events.json`, {
+        event: { event_type: 'annotation', chapter_id: secondChapter, state: 'draft' },
+      });
       expect(second.status).toBe(201);
       expect(second.body.chapter_id).toBe(secondChapter);
       onPlayer.push(second.body.id);
@@ -384,7 +415,10 @@ describe.each(dialects)('events on %s', (dialect) => {
 
     it('refuses a chapter of another player (422), of another organization (404), unknown players (404)', async () => {
       const otherPlayer = await createPlayer(metaOrg.api);
-      expect422(await metaOrg.api.post(`/dashboard/v1/players/uuid=${p.uuid}/events`, { event_type: 'annotation', chapter_id: otherPlayer.chapters_attributes[0].id }), 'chapter_id');
+      expect422(
+        await metaOrg.api.post(`/dashboard/v1/players/uuid=${p.uuid}/events`, { event_type: 'annotation', chapter_id: otherPlayer.chapters_attributes[0].id }),
+        'chapter_id',
+      );
       expect404(await metaOrg.api.post(`/dashboard/v1/players/uuid=${p.uuid}/events`, { event_type: 'annotation', chapter_id: otherChapterId }));
       expect404(await metaOrg.api.post('/dashboard/v1/players/uuid=nope/events', { event_type: 'annotation' }));
       expect404(await other.api.post(`/dashboard/v1/players/uuid=${p.uuid}/events`, { event_type: 'annotation' }));
@@ -458,7 +492,14 @@ describe.each(dialects)('events on %s', (dialect) => {
       defOrg = await createOrg(t);
       base = `/dashboard/v1/organizations/${defOrg.organizationId}/events`;
       const pl = await createPlayer(defOrg.api);
-      chapterEvent = (await defOrg.api.post('/dashboard/v1/events', { event_type: 'annotation', chapter_id: pl.chapters_attributes[0].id, name: 'On chapter', html: '<i>n</i>' })).body.id;
+      chapterEvent = (
+        await defOrg.api.post('/dashboard/v1/events', {
+          event_type: 'annotation',
+          chapter_id: pl.chapters_attributes[0].id,
+          name: 'On chapter',
+          html: '<i>n</i>',
+        })
+      ).body.id;
     });
 
     it('starts empty and adds default events answering {event_id, second, duration, event}', async () => {
@@ -466,7 +507,15 @@ describe.each(dialects)('events on %s', (dialect) => {
       expect(empty.status).toBe(200);
       expect(empty.body).toEqual([]);
 
-      const res = await defOrg.api.post(base, { event_type: 'simple_overlay', name: 'Everywhere', second: 5, duration: 10, auto_close: true, width: 300, html: '<b>hi</b>' });
+      const res = await defOrg.api.post(base, {
+        event_type: 'simple_overlay',
+        name: 'Everywhere',
+        second: 5,
+        duration: 10,
+        auto_close: true,
+        width: 300,
+        html: '<b>hi</b>',
+      });
       expect(res.status).toBe(201);
       expect(Object.keys(res.body).sort()).toEqual(['duration', 'event', 'event_id', 'second']);
       expect(res.body).toMatchObject({ second: 5, duration: 10 });

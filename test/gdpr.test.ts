@@ -21,7 +21,8 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
   let hookUrl: string;
   const received: { body: any; raw: string; headers: http.IncomingHttpHeaders }[] = [];
 
-  const drain = () => new JobRunner(t.database.db, { handlers: jobHandlers(createContainer({ config: t.config, database: t.database })), backoff: () => 10 }).drain();
+  const drain = () =>
+    new JobRunner(t.database.db, { handlers: jobHandlers(createContainer({ config: t.config, database: t.database })), backoff: () => 10 }).drain();
   const file = async (api: Client, body: unknown) => {
     const res = await api.post(`${P}/gdpr_requests`, body);
     expect(res.status, res.raw).toBe(202);
@@ -118,9 +119,17 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
   it("identified views in analytics messages: exported, dropped on forget, rewritten on rectify; another person's stay", async () => {
     const [gone, kept, renamed] = [emailOf('viewer-gone'), emailOf('viewer-kept'), emailOf('viewer-renamed')];
     expect((await org.api.post(`${P}/organizations/${org.organizationId}/webhooks/analytics`, { url: `${hookUrl}/analytics` })).status).toBe(201);
-    const player = (await org.api.post(`${P}/players`, { player: { name: 'Gated', chapters_attributes: [{ position: 0, video_attributes: { name: 'v', upload_url: 'https://media.example.com/v.mp4' } }] } })).body;
+    const player = (
+      await org.api.post(`${P}/players`, {
+        player: { name: 'Gated', chapters_attributes: [{ position: 0, video_attributes: { name: 'v', upload_url: 'https://media.example.com/v.mp4' } }] },
+      })
+    ).body;
     const identify = async (email: string) => {
-      const res = await t.app.inject({ method: 'POST', url: `/watch/${player.uuid}/analytics`, payload: { type: 'identified_view', player_load_id: 'l', visitor_uuid: 'v', chapter: 0, email } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/watch/${player.uuid}/analytics`,
+        payload: { type: 'identified_view', player_load_id: 'l', visitor_uuid: 'v', chapter: 0, email },
+      });
       expect(res.statusCode).toBe(204);
     };
     await identify(gone);
@@ -134,7 +143,16 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
     const access = await file(org.api, { request_action: 'access', email: gone });
     await drain();
     const exported = (await statusOf(access)).result.analytics_identified_views;
-    expect(exported).toEqual([{ player_uuid: player.uuid, player_name: 'Gated', video_id: player.chapters_attributes[0].video_id, visitor_vidyard_uuid: 'v', timestamp: expect.any(Number), delivery: 'done' }]);
+    expect(exported).toEqual([
+      {
+        player_uuid: player.uuid,
+        player_name: 'Gated',
+        video_id: player.chapters_attributes[0].video_id,
+        visitor_vidyard_uuid: 'v',
+        timestamp: expect.any(Number),
+        delivery: 'done',
+      },
+    ]);
 
     const forget = await file(org.api, { request_action: 'forget', email: gone });
     await drain();
@@ -162,7 +180,14 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
     // As the service leaves it when the mail server refused the message (test/stakeholder-emails.test.ts).
     const job = await t.database.db
       .insertInto('jobs')
-      .values({ type: 'mail.stakeholder', payload: JSON.stringify({ emailId: id, mail: { to: [first, second], subject: 'New video', text: 'Have a look' } }), run_at: now + 3_600_000, max_attempts: 20, created_at: now, updated_at: now })
+      .values({
+        type: 'mail.stakeholder',
+        payload: JSON.stringify({ emailId: id, mail: { to: [first, second], subject: 'New video', text: 'Have a look' } }),
+        run_at: now + 3_600_000,
+        max_attempts: 20,
+        created_at: now,
+        updated_at: now,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     const waiting = async () => (await t.database.db.selectFrom('jobs').select('payload').where('id', '=', job.id).executeTakeFirst())?.payload;
@@ -209,7 +234,11 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
     const newEmail = emailOf('renamed');
 
     const receipt = await file(org.api, {
-      gdpr_request: { request_action: 'rectify', email, new_values: { email: newEmail.toUpperCase(), first_name: 'New', last_name: 'Person', company: 'Acme' } },
+      gdpr_request: {
+        request_action: 'rectify',
+        email,
+        new_values: { email: newEmail.toUpperCase(), first_name: 'New', last_name: 'Person', company: 'Acme' },
+      },
     });
     await drain();
     const done = await statusOf(receipt);
@@ -283,12 +312,26 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
 
   describe('validation', () => {
     const bad = async (body: unknown, field: string) => {
-      const before = Number((await t.database.db.selectFrom('gdpr_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const before = Number(
+        (
+          await t.database.db
+            .selectFrom('gdpr_requests')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
       const res = await org.api.post(`${P}/gdpr_requests`, body);
       expect(res.status, res.raw).toBe(422);
       expect(res.body.code).toBe('validation_failed');
       expect(res.body.details.map((d: any) => d.field).join(' '), res.raw).toContain(field);
-      const after = Number((await t.database.db.selectFrom('gdpr_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const after = Number(
+        (
+          await t.database.db
+            .selectFrom('gdpr_requests')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
       expect(after).toBe(before);
     };
     it('request_action is required and one of access, forget, rectify', async () => {

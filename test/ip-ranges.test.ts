@@ -41,7 +41,10 @@ describe.each(dialects)('blacklisted IP ranges on %s', (dialect) => {
   });
 
   it('accepts the wrapped form, the .json suffix, the body token, IPv6 and single addresses; name defaults to the range', async () => {
-    const wrapped = await client(t.app).post(`${P}/blacklisted_ip_ranges.json`, { auth_token: org.token, blacklisted_ip_range: { name: 'v6 net', ip_range: '2001:DB8::/32' } });
+    const wrapped = await client(t.app).post(`${P}/blacklisted_ip_ranges.json`, {
+      auth_token: org.token,
+      blacklisted_ip_range: { name: 'v6 net', ip_range: '2001:DB8::/32' },
+    });
     expect(wrapped.status).toBe(201);
     expect(wrapped.body.ip_range).toBe('2001:DB8::/32');
     const single = await org.api.post(`${P}/blacklisted_ip_ranges`, { ip_range: ' 203.0.113.7 ' });
@@ -77,7 +80,10 @@ describe.each(dialects)('blacklisted IP ranges on %s', (dialect) => {
       const res = await admin.post(`${P}/blacklisted_ip_ranges`, body);
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.body.code).toBe('validation_failed');
-      expect(res.body.details.map((d: any) => d.field), JSON.stringify(body)).toContain(field);
+      expect(
+        res.body.details.map((d: any) => d.field),
+        JSON.stringify(body),
+      ).toContain(field);
     }
     const prefix = await admin.post(`${P}/blacklisted_ip_ranges`, { ip_range: '10.0.0.0/33' });
     expect(prefix.body.details[0].message).toMatch(/between 0 and 32/);
@@ -176,12 +182,28 @@ describe.each(dialects)('blacklisted IP ranges on %s', (dialect) => {
     await add('2001:db8:abcd::/48');
     await add('172.16.5.4/12');
     const cases: Array<[string, boolean]> = [
-      ['10.0.0.0', true], ['10.255.255.255', true], ['9.255.255.255', false], ['11.0.0.0', false],
-      ['::ffff:10.20.30.40', true], ['::ffff:a14:1e28', true], ['::FFFF:11.0.0.1', false],
-      ['192.168.1.77', true], ['192.168.1.76', false], ['192.168.1.78', false],
-      ['172.16.0.0', true], ['172.31.255.255', true], ['172.32.0.0', false],
-      ['2001:db8:abcd::1', true], ['2001:db8:abcd:ffff:ffff:ffff:ffff:ffff', true], ['2001:db8:abce::', false], ['2001:db8:abcc:ffff::1', false],
-      ['::1', false], ['::a00:1', false], ['fe80::1%eth0', false], ['not an address', false], ['', false],
+      ['10.0.0.0', true],
+      ['10.255.255.255', true],
+      ['9.255.255.255', false],
+      ['11.0.0.0', false],
+      ['::ffff:10.20.30.40', true],
+      ['::ffff:a14:1e28', true],
+      ['::FFFF:11.0.0.1', false],
+      ['192.168.1.77', true],
+      ['192.168.1.76', false],
+      ['192.168.1.78', false],
+      ['172.16.0.0', true],
+      ['172.31.255.255', true],
+      ['172.32.0.0', false],
+      ['2001:db8:abcd::1', true],
+      ['2001:db8:abcd:ffff:ffff:ffff:ffff:ffff', true],
+      ['2001:db8:abce::', false],
+      ['2001:db8:abcc:ffff::1', false],
+      ['::1', false],
+      ['::a00:1', false],
+      ['fe80::1%eth0', false],
+      ['not an address', false],
+      ['', false],
     ];
     for (const [address, blocked] of cases) expect(await service.isBlocked(o.organizationId, address), address).toBe(blocked);
     // Another organization's ranges do not apply.

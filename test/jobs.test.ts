@@ -50,7 +50,11 @@ describe.each(dialects)('job queue on %s', (dialect) => {
     let calls = 0;
     const id = await insertJob(t.database.db, 'test.flaky', {}, { maxAttempts: 5 });
     const runner = new JobRunner(t.database.db, {
-      handlers: { 'test.flaky': async () => { if (++calls < 3) throw new Error(`boom ${calls}`); } },
+      handlers: {
+        'test.flaky': async () => {
+          if (++calls < 3) throw new Error(`boom ${calls}`);
+        },
+      },
       backoff: () => 30,
       pollMs: 10,
     });
@@ -67,8 +71,12 @@ describe.each(dialects)('job queue on %s', (dialect) => {
     const b = await insertJob(t.database.db, 'test.permanent', {}, { maxAttempts: 5 });
     const runner = new JobRunner(t.database.db, {
       handlers: {
-        'test.always': async () => { throw new Error('nope'); },
-        'test.permanent': async () => { throw new PermanentJobError('bad input'); },
+        'test.always': async () => {
+          throw new Error('nope');
+        },
+        'test.permanent': async () => {
+          throw new PermanentJobError('bad input');
+        },
       },
       backoff: () => 10,
       pollMs: 10,

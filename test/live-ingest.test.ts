@@ -28,7 +28,7 @@ async function waitFor<T>(what: string, check: () => Promise<T | null | undefine
   while (Date.now() < end) {
     try {
       const v = await check();
-      if (v) return v as T;
+      if (v) return v;
     } catch (err) {
       last = err;
     }
@@ -56,19 +56,55 @@ const running = new Set<ChildProcess>();
 function publish(ffmpegPath: string, url: string, seconds: number): Publisher {
   const started = Date.now();
   const args = [
-    '-hide_banner', '-loglevel', 'error', '-nostdin', '-re',
-    '-f', 'lavfi', '-i', 'testsrc=size=640x360:rate=30',
-    '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100',
-    '-t', String(seconds),
-    '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-pix_fmt', 'yuv420p', '-g', '30', '-keyint_min', '30',
-    '-b:v', '500k', '-minrate', '500k', '-maxrate', '500k', '-bufsize', '500k', '-x264-params', 'nal-hrd=cbr',
-    '-c:a', 'aac', '-b:a', '96k',
-    '-f', 'flv', url,
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-nostdin',
+    '-re',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=640x360:rate=30',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:sample_rate=44100',
+    '-t',
+    String(seconds),
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-tune',
+    'zerolatency',
+    '-pix_fmt',
+    'yuv420p',
+    '-g',
+    '30',
+    '-keyint_min',
+    '30',
+    '-b:v',
+    '500k',
+    '-minrate',
+    '500k',
+    '-maxrate',
+    '500k',
+    '-bufsize',
+    '500k',
+    '-x264-params',
+    'nal-hrd=cbr',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '96k',
+    '-f',
+    'flv',
+    url,
   ];
   const proc = spawn(ffmpegPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   running.add(proc);
   let stderr = '';
-  proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<{ code: number | null; ms: number; stderr: string }>((resolve) =>
     proc.on('exit', (code) => {
       running.delete(proc);
@@ -80,8 +116,14 @@ function publish(ffmpegPath: string, url: string, seconds: number): Publisher {
 
 /** Bits per second of one stream of a media file, from its packets. */
 function measuredBitRate(ffprobePath: string, file: string, stream: 'v' | 'a'): number {
-  const out = spawnSync(ffprobePath, ['-v', 'error', '-select_streams', `${stream}:0`, '-show_entries', 'packet=size,pts_time', '-of', 'csv=p=0', file], { encoding: 'utf8' }).stdout;
-  const packets = out.trim().split('\n').map((l) => l.split(',').map(Number)).filter(([pts, size]) => Number.isFinite(pts) && Number.isFinite(size));
+  const out = spawnSync(ffprobePath, ['-v', 'error', '-select_streams', `${stream}:0`, '-show_entries', 'packet=size,pts_time', '-of', 'csv=p=0', file], {
+    encoding: 'utf8',
+  }).stdout;
+  const packets = out
+    .trim()
+    .split('\n')
+    .map((l) => l.split(',').map(Number))
+    .filter(([pts, size]) => Number.isFinite(pts) && Number.isFinite(size));
   const bytes = packets.reduce((a, [, size]) => a + size, 0);
   const times = packets.map(([pts]) => pts);
   const span = Math.max(...times) - Math.min(...times);
@@ -119,8 +161,15 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
     runner.start();
     org = await createOrg(t);
     const now = Math.floor(Date.now() / 1000);
-    await t.database.db.insertInto('users').values({ organization_id: org.organizationId, email: adminEmail, role: 'admin', created_at: now, updated_at: now }).execute();
-    await t.database.db.updateTable('organizations').set({ features: JSON.stringify({ redundant_streams: true }) }).where('id', '=', org.organizationId).execute();
+    await t.database.db
+      .insertInto('users')
+      .values({ organization_id: org.organizationId, email: adminEmail, role: 'admin', created_at: now, updated_at: now })
+      .execute();
+    await t.database.db
+      .updateTable('organizations')
+      .set({ features: JSON.stringify({ redundant_streams: true }) })
+      .where('id', '=', org.organizationId)
+      .execute();
   });
 
   afterAll(async () => {
@@ -134,7 +183,10 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
   const live = () => `${P}/organizations/${org.organizationId}/live`;
   const detail = async (id: number) => (await org.api.get(`${live()}/${id}`)).body.instance_details;
   async function createStream(video: Record<string, unknown>, stream: Record<string, unknown> = {}) {
-    const res = await org.api.post(live(), { stream_options: stream, video_options: { video_name: `Show ${dialect}`, description: 'd', stream_tags: ['t'], ...video } });
+    const res = await org.api.post(live(), {
+      stream_options: stream,
+      video_options: { video_name: `Show ${dialect}`, description: 'd', stream_tags: ['t'], ...video },
+    });
     expect(res.status, res.raw).toBe(201);
     const id = res.body.stream_instance_id as number;
     return { id, ...(await detail(id)) };
@@ -200,15 +252,22 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
     expect(seg.rawPayload[0]).toBe(0x47);
 
     // The organization's admins were told (outbox, as no SMTP is configured).
-    const mail = await waitFor('notification', async () => (await readOutbox(dataDir)).find((m) => m.to.includes(adminEmail) && m.subject.includes('Launch live')));
+    const mail = await waitFor('notification', async () =>
+      (await readOutbox(dataDir)).find((m) => m.to.includes(adminEmail) && m.subject.includes('Launch live')),
+    );
     expect(mail.text).toContain(s.player_uuid);
 
     // The publisher stops: processing (after the reconnect window), then ready with a playable video.
     expect((await pub.exited).code).toBe(0);
-    const processing = await waitFor('processing', async () => {
-      const d = await detail(s.id);
-      return d.status === 'processing' || d.status === 'ready' ? d : null;
-    }, 20_000, 100);
+    const processing = await waitFor(
+      'processing',
+      async () => {
+        const d = await detail(s.id);
+        return d.status === 'processing' || d.status === 'ready' ? d : null;
+      },
+      20_000,
+      100,
+    );
     expect(processing.end_time).toBeGreaterThanOrEqual(processing.start_time);
     expect((await org.api.get(`${live()}/${s.id}/health`)).body).toEqual({ primary: null, backup: null });
     const ended = await anon.get(`/live/${s.player_uuid}/index.m3u8`);
@@ -228,10 +287,15 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
     const sentAudio = measuredBitRate(t.config.ffprobePath, joined, 'a');
     expect(Math.abs(h.audio_bit_rate - sentAudio) / sentAudio).toBeLessThan(0.25);
 
-    const ready = await waitFor('ready', async () => {
-      const d = await detail(s.id);
-      return d.status === 'ready' ? d : null;
-    }, 120_000, 250);
+    const ready = await waitFor(
+      'ready',
+      async () => {
+        const d = await detail(s.id);
+        return d.status === 'ready' ? d : null;
+      },
+      120_000,
+      250,
+    );
     expect(ready.vod_created_at).toBeGreaterThan(0);
     expect((await org.api.get(`${live()}?states[]=finished`)).body.stream_instances.map((i: any) => i.id)).toContain(s.id);
     const video = (await org.api.get(`${P}/videos/${s.video_id}`)).body;
@@ -288,55 +352,59 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
     await waitFor('both ready', async () => (await detail(s.id)).status === 'ready' && (await detail(next.id)).status === 'ready', 150_000, 250);
   });
 
-  it('redundant streams report both feeds and fail over to the backup; deleting the stream cuts its publishers and the key stops working', { timeout: 120_000 }, async () => {
-    const s = await createStream({ segment_length: 1, has_redundant_streams: true });
-    // The backup key is refused on the primary URL.
-    expect((await publish(t.config.ffmpegPath, `${s.ingest_url}/${s.backup_key}`, 5).exited).code).not.toBe(0);
-    const primary = publish(t.config.ffmpegPath, `${s.ingest_url}/${s.stream_key}`, 30);
-    const backup = publish(t.config.ffmpegPath, `${s.backup_url}/${s.backup_key}`, 30);
-    const health = await waitFor('both feeds', async () => {
-      const h = (await org.api.get(`${live()}/${s.id}/health`)).body;
-      return h.primary && h.backup ? h : null;
-    });
-    expect(health.backup.video_codec_name).toBe('h264');
-    // A second publisher on a key in use is refused.
-    expect((await publish(t.config.ffmpegPath, `${s.ingest_url}/${s.stream_key}`, 5).exited).code).not.toBe(0);
+  it(
+    'redundant streams report both feeds and fail over to the backup; deleting the stream cuts its publishers and the key stops working',
+    { timeout: 120_000 },
+    async () => {
+      const s = await createStream({ segment_length: 1, has_redundant_streams: true });
+      // The backup key is refused on the primary URL.
+      expect((await publish(t.config.ffmpegPath, `${s.ingest_url}/${s.backup_key}`, 5).exited).code).not.toBe(0);
+      const primary = publish(t.config.ffmpegPath, `${s.ingest_url}/${s.stream_key}`, 30);
+      const backup = publish(t.config.ffmpegPath, `${s.backup_url}/${s.backup_key}`, 30);
+      const health = await waitFor('both feeds', async () => {
+        const h = (await org.api.get(`${live()}/${s.id}/health`)).body;
+        return h.primary && h.backup ? h : null;
+      });
+      expect(health.backup.video_codec_name).toBe('h264');
+      // A second publisher on a key in use is refused.
+      expect((await publish(t.config.ffmpegPath, `${s.ingest_url}/${s.stream_key}`, 5).exited).code).not.toBe(0);
 
-    // The primary fails: viewers go on with the backup feed (a new part after a discontinuity).
-    // (Which feed's media came first decides whether the primary's part is the first or the second.)
-    const anon = client(t.app);
-    const partsOf = (text: string) => [...text.matchAll(/(p\d{4})\/s\d+\.ts/g)].map((m) => m[1]);
-    const primaryPart = await waitFor('primary segments', async () => {
-      const parts = partsOf((await anon.get(`/live/${s.player_uuid}/index.m3u8`)).raw);
-      const lastPart = parts[parts.length - 1];
-      return lastPart && parts.filter((p) => p === lastPart).length >= 2 ? lastPart : null;
-    });
-    primary.proc.kill('SIGKILL');
-    const failover = await waitFor('backup segments', async () => {
-      const res = await anon.get(`/live/${s.player_uuid}/index.m3u8`);
-      return partsOf(res.raw).some((p) => p > primaryPart) ? res.raw : null;
-    });
-    expect(failover).toContain('#EXT-X-DISCONTINUITY');
-    expect((await detail(s.id)).status).toBe('live');
-    const after = await waitFor('primary gone from health', async () => {
-      const h = (await org.api.get(`${live()}/${s.id}/health`)).body;
-      return h.primary === null && h.backup ? h : null;
-    });
-    expect(after.backup.video_width).toBe(640);
+      // The primary fails: viewers go on with the backup feed (a new part after a discontinuity).
+      // (Which feed's media came first decides whether the primary's part is the first or the second.)
+      const anon = client(t.app);
+      const partsOf = (text: string) => [...text.matchAll(/(p\d{4})\/s\d+\.ts/g)].map((m) => m[1]);
+      const primaryPart = await waitFor('primary segments', async () => {
+        const parts = partsOf((await anon.get(`/live/${s.player_uuid}/index.m3u8`)).raw);
+        const lastPart = parts[parts.length - 1];
+        return lastPart && parts.filter((p) => p === lastPart).length >= 2 ? lastPart : null;
+      });
+      primary.proc.kill('SIGKILL');
+      const failover = await waitFor('backup segments', async () => {
+        const res = await anon.get(`/live/${s.player_uuid}/index.m3u8`);
+        return partsOf(res.raw).some((p) => p > primaryPart) ? res.raw : null;
+      });
+      expect(failover).toContain('#EXT-X-DISCONTINUITY');
+      expect((await detail(s.id)).status).toBe('live');
+      const after = await waitFor('primary gone from health', async () => {
+        const h = (await org.api.get(`${live()}/${s.id}/health`)).body;
+        return h.primary === null && h.backup ? h : null;
+      });
+      expect(after.backup.video_width).toBe(640);
 
-    const started = Date.now();
-    expect((await org.api.delete(`${live()}/${s.id}`)).body).toEqual({ success: true });
-    const b = await backup.exited;
-    expect(Date.now() - started).toBeLessThan(5000);
-    expect(b.ms).toBeLessThan(25_000);
-    const retry = await publish(t.config.ffmpegPath, `${s.ingest_url}/${s.stream_key}`, 5).exited;
-    expect(retry.code).not.toBe(0);
-    expect(retry.ms).toBeLessThan(4000);
-    expect((await org.api.get(`${live()}/${s.id}`)).status).toBe(404);
-    expect((await client(t.app).get(`/live/${s.player_uuid}/index.m3u8`)).status).toBe(404);
-    // Its HLS output is removed shortly after.
-    await waitFor('cleanup', async () => !fs.existsSync(path.join(dataDir, 'live', s.player_uuid)), 20_000);
-  });
+      const started = Date.now();
+      expect((await org.api.delete(`${live()}/${s.id}`)).body).toEqual({ success: true });
+      const b = await backup.exited;
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(b.ms).toBeLessThan(25_000);
+      const retry = await publish(t.config.ffmpegPath, `${s.ingest_url}/${s.stream_key}`, 5).exited;
+      expect(retry.code).not.toBe(0);
+      expect(retry.ms).toBeLessThan(4000);
+      expect((await org.api.get(`${live()}/${s.id}`)).status).toBe(404);
+      expect((await client(t.app).get(`/live/${s.player_uuid}/index.m3u8`)).status).toBe(404);
+      // Its HLS output is removed shortly after.
+      await waitFor('cleanup', async () => !fs.existsSync(path.join(dataDir, 'live', s.player_uuid)), 20_000);
+    },
+  );
 
   it('a stream with notifications disabled sends no email', { timeout: 60_000 }, async () => {
     const s = await createStream({ video_name: `Quiet ${dialect}`, disable_notifications: true });

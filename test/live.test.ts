@@ -11,10 +11,41 @@ const body = (video: Record<string, unknown> = {}, stream: Record<string, unknow
 });
 
 const INSTANCE_KEYS = [
-  'air_date', 'backup_key', 'backup_url', 'created_at', 'description', 'dvr_enabled', 'email', 'end_time', 'has_redundant_streams', 'ingest_url',
-  'name', 'player_uuid', 'segment_length', 'start_time', 'status', 'stream_instance_id', 'stream_key', 'tags', 'updated_at', 'video_id', 'vod_created_at',
+  'air_date',
+  'backup_key',
+  'backup_url',
+  'created_at',
+  'description',
+  'dvr_enabled',
+  'email',
+  'end_time',
+  'has_redundant_streams',
+  'ingest_url',
+  'name',
+  'player_uuid',
+  'segment_length',
+  'start_time',
+  'status',
+  'stream_instance_id',
+  'stream_key',
+  'tags',
+  'updated_at',
+  'video_id',
+  'vod_created_at',
 ].sort();
-const LIST_ITEM_KEYS = ['air_date', 'created_at', 'id', 'name', 'player_id', 'player_uuid', 'recurring', 'start_time', 'status', 'updated_at', 'vod_created_at'].sort();
+const LIST_ITEM_KEYS = [
+  'air_date',
+  'created_at',
+  'id',
+  'name',
+  'player_id',
+  'player_uuid',
+  'recurring',
+  'start_time',
+  'status',
+  'updated_at',
+  'vod_created_at',
+].sort();
 
 describe.each(dialects)('live streams API on %s', (dialect) => {
   let t: TestApp;
@@ -35,7 +66,10 @@ describe.each(dialects)('live streams API on %s', (dialect) => {
   }
 
   it('creates a stream instance (201 {stream_instance_id}) with its own player and video', async () => {
-    const res = await org.api.post(live(org.organizationId), body({ air_date: '2030-05-01T10:00:00Z', segment_length: 10, dvr_enabled: true, stream_tags: ['launch', ['speaker', 'Jane Doe']] }, { recurring: true }));
+    const res = await org.api.post(
+      live(org.organizationId),
+      body({ air_date: '2030-05-01T10:00:00Z', segment_length: 10, dvr_enabled: true, stream_tags: ['launch', ['speaker', 'Jane Doe']] }, { recurring: true }),
+    );
     expect(res.status).toBe(201);
     expect(Object.keys(res.body)).toEqual(['stream_instance_id']);
     const id = res.body.stream_instance_id;
@@ -110,7 +144,10 @@ describe.each(dialects)('live streams API on %s', (dialect) => {
       const res = await org.api.post(live(org.organizationId), payload);
       expect(res.status, `${JSON.stringify(payload)} → ${res.raw}`).toBe(422);
       expect(res.body.code).toBe('validation_failed');
-      expect(res.body.details.map((d: any) => d.field), JSON.stringify(payload)).toContain(field);
+      expect(
+        res.body.details.map((d: any) => d.field),
+        JSON.stringify(payload),
+      ).toContain(field);
     }
   });
 
@@ -118,7 +155,11 @@ describe.each(dialects)('live streams API on %s', (dialect) => {
     const res = await org.api.post(live(org.organizationId), body({ has_redundant_streams: true }));
     expect(res.status).toBe(422);
     expect(res.body.error).toMatch(/redundant_streams/);
-    await t.database.db.updateTable('organizations').set({ features: JSON.stringify({ redundant_streams: true }) }).where('id', '=', org.organizationId).execute();
+    await t.database.db
+      .updateTable('organizations')
+      .set({ features: JSON.stringify({ redundant_streams: true }) })
+      .where('id', '=', org.organizationId)
+      .execute();
     try {
       const id = await create(org.api, org.organizationId, { has_redundant_streams: true });
       const d = (await org.api.get(`${live(org.organizationId)}/${id}`)).body.instance_details;
@@ -161,7 +202,7 @@ describe.each(dialects)('live streams API on %s', (dialect) => {
     expect((await org.api.get(`${live(org.organizationId)}/${id}`)).body.instance_details.email).toBe(`maker-${dialect}@example.com`);
   });
 
-  it('only the organization in the path, with its token or a parent\'s, sees its streams (else 404)', async () => {
+  it("only the organization in the path, with its token or a parent's, sees its streams (else 404)", async () => {
     const id = await create();
     for (const path of [live(org.organizationId), `${live(org.organizationId)}/${id}`, `${live(org.organizationId)}/${id}/health`]) {
       const res = await other.api.get(path);
@@ -195,12 +236,22 @@ describe.each(dialects)('live streams API on %s', (dialect) => {
       lister = await createOrg(t);
       const airDates = ['2030-01-03T00:00:00Z', '2030-01-01T00:00:00Z', null, '2030-01-02T00:00:00Z', '2030-01-05T00:00:00Z'];
       for (const [i, air] of airDates.entries()) {
-        ids.push(await create(lister.api, lister.organizationId, { video_name: `Show ${i}`, air_date: air, stream_tags: i === 3 ? ['Keynote', ['room', 'Blue Hall']] : ['misc'] }));
+        ids.push(
+          await create(lister.api, lister.organizationId, {
+            video_name: `Show ${i}`,
+            air_date: air,
+            stream_tags: i === 3 ? ['Keynote', ['room', 'Blue Hall']] : ['misc'],
+          }),
+        );
       }
       // Different states, set directly (the ingest moves them in real use).
       await t.database.db.updateTable('live_stream_instances').set({ status: 'live', start_time: 2_000_000_000 }).where('id', '=', ids[1]).execute();
       await t.database.db.updateTable('live_stream_instances').set({ status: 'processing', start_time: 1_900_000_000 }).where('id', '=', ids[2]).execute();
-      await t.database.db.updateTable('live_stream_instances').set({ status: 'ready', start_time: 1_950_000_000, vod_created_at: 1_960_000_000 }).where('id', '=', ids[3]).execute();
+      await t.database.db
+        .updateTable('live_stream_instances')
+        .set({ status: 'ready', start_time: 1_950_000_000, vod_created_at: 1_960_000_000 })
+        .where('id', '=', ids[3])
+        .execute();
     });
     const list = (qs = '') => lister.api.get(`${live(lister.organizationId)}${qs}`);
     const idsOf = (res: any) => res.body.stream_instances.map((i: any) => i.id);
@@ -263,10 +314,18 @@ describe.each(dialects)('live streams API on %s', (dialect) => {
     });
 
     it('answers 422 on unknown values of states, order_by and direction', async () => {
-      for (const [qs, field] of [['?states[]=live', 'states.0'], ['?states=upcoming,bogus', 'states.1'], ['?order_by=name', 'order_by'], ['?order_by=air_date&direction=up', 'direction']]) {
+      for (const [qs, field] of [
+        ['?states[]=live', 'states.0'],
+        ['?states=upcoming,bogus', 'states.1'],
+        ['?order_by=name', 'order_by'],
+        ['?order_by=air_date&direction=up', 'direction'],
+      ]) {
         const res = await list(qs);
         expect(res.status, qs).toBe(422);
-        expect(res.body.details.map((d: any) => d.field), qs).toContain(field);
+        expect(
+          res.body.details.map((d: any) => d.field),
+          qs,
+        ).toContain(field);
       }
     });
 
@@ -281,7 +340,13 @@ describe.each(dialects)('live streams API on %s', (dialect) => {
   it('PATCH updates name, description, dvr_enabled, air_date and tags → {success: true}', async () => {
     const id = await create();
     const path = `${live(org.organizationId)}/${id}`;
-    const res = await org.api.patch(path, { name: 'Renamed', description: 'New text', dvr_enabled: true, air_date: '2031-02-03T04:05:06+01:00', stream_tags: [['track', 'A'], 'new'] });
+    const res = await org.api.patch(path, {
+      name: 'Renamed',
+      description: 'New text',
+      dvr_enabled: true,
+      air_date: '2031-02-03T04:05:06+01:00',
+      stream_tags: [['track', 'A'], 'new'],
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true });
     const d = (await org.api.get(path)).body.instance_details;
@@ -294,7 +359,13 @@ describe.each(dialects)('live streams API on %s', (dialect) => {
     expect((await org.api.patch(path, { air_date: null })).status).toBe(200);
     expect((await org.api.get(path)).body.instance_details.air_date).toBe(0);
     expect((await org.api.patch(path, {})).body).toEqual({ success: true });
-    for (const [payload, field] of [[{ name: '' }, 'name'], [{ name: '  ' }, 'name'], [{ air_date: 'soon' }, 'air_date'], [{ dvr_enabled: 'no' }, 'dvr_enabled'], [{ stream_tags: [''] }, 'stream_tags.0']] as const) {
+    for (const [payload, field] of [
+      [{ name: '' }, 'name'],
+      [{ name: '  ' }, 'name'],
+      [{ air_date: 'soon' }, 'air_date'],
+      [{ dvr_enabled: 'no' }, 'dvr_enabled'],
+      [{ stream_tags: [''] }, 'stream_tags.0'],
+    ] as const) {
       const bad = await org.api.patch(path, payload);
       expect(bad.status, JSON.stringify(payload)).toBe(422);
       expect(bad.body.details.map((x: any) => x.field)).toContain(field);

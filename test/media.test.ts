@@ -14,7 +14,23 @@ import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { closedPort, makeTestMedia, probeJson, settle, startOrigin, verifySignature, type TestMedia } from './helpers/media.ts';
 
 const P = '/dashboard/v1';
-const VIDEO_KEYS = ['audio_gain', 'created_at', 'description', 'error_message', 'id', 'name', 'notes', 'origin', 'seconds', 'status', 'sync', 'updated_at', 'upload_url', 'uuid', 'webhook_url'];
+const VIDEO_KEYS = [
+  'audio_gain',
+  'created_at',
+  'description',
+  'error_message',
+  'id',
+  'name',
+  'notes',
+  'origin',
+  'seconds',
+  'status',
+  'sync',
+  'updated_at',
+  'upload_url',
+  'uuid',
+  'webhook_url',
+];
 
 let media: TestMedia;
 let origin: Awaited<ReturnType<typeof startOrigin>>;
@@ -51,7 +67,8 @@ describe.each(dialects)('media processing on %s', (dialect) => {
   let runner: JobRunner;
   const src = (name: string) => `${origin.base}/files/${name}`;
 
-  const makeRunner = (config = t.config) => new JobRunner(t.database.db, { handlers: jobHandlers(createContainer({ config, database: t.database })), backoff: () => 10, pollMs: 10 });
+  const makeRunner = (config = t.config) =>
+    new JobRunner(t.database.db, { handlers: jobHandlers(createContainer({ config, database: t.database })), backoff: () => 10, pollMs: 10 });
   const videoRow = (id: number) => t.database.db.selectFrom('videos').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const jobsOf = async (type: string, videoId: number) =>
     (await t.database.db.selectFrom('jobs').selectAll().where('type', '=', type).execute()).filter((j) => JSON.parse(j.payload).videoId === videoId);
@@ -97,7 +114,10 @@ describe.each(dialects)('media processing on %s', (dialect) => {
       expect([row.width, row.height]).toEqual([320, 240]);
       const files = await t.database.db.selectFrom('video_files').selectAll().where('video_id', '=', video.id).orderBy('quality').execute();
       // A source smaller than 480p keeps its size in both renditions.
-      expect(files.map((f) => [f.quality, f.width, f.height, f.content_type])).toEqual([['hd', 320, 240, 'video/mp4'], ['sd', 320, 240, 'video/mp4']]);
+      expect(files.map((f) => [f.quality, f.width, f.height, f.content_type])).toEqual([
+        ['hd', 320, 240, 'video/mp4'],
+        ['sd', 320, 240, 'video/mp4'],
+      ]);
       for (const f of files) expect(Number(f.bytes)).toBeGreaterThan(1000);
     });
 
@@ -188,7 +208,14 @@ describe.each(dialects)('media processing on %s', (dialect) => {
     it('registers custom file sets fetched from URLs, selected by custom_identifier', async () => {
       const res = await org.api.post(`${P}/videos/${video.id}/files`, { custom_identifier: 'alt', sd_url: src('small.mp4') });
       expect(res.status, res.raw).toBe(202);
-      expect(res.body).toMatchObject({ id: video.id, custom_identifier: 'alt', sd_url: src('small.mp4'), hd_url: null, status: 'processing', error_message: null });
+      expect(res.body).toMatchObject({
+        id: video.id,
+        custom_identifier: 'alt',
+        sd_url: src('small.mp4'),
+        hd_url: null,
+        status: 'processing',
+        error_message: null,
+      });
       expect((await org.api.post(`${P}/videos/${video.id}/files`, { custom_identifier: 'bad', hd_url: src('notes.txt') })).status).toBe(202);
       expect((await org.api.post(`${P}/videos/${video.id}/files`, { custom_identifier: 'none' })).status).toBe(422);
       expect((await org.api.post(`${P}/videos/${video.id}/files`, { custom_identifier: 'x', sd_url: 'ftp://x/y' })).status).toBe(422);
@@ -208,7 +235,10 @@ describe.each(dialects)('media processing on %s', (dialect) => {
       expect((await org.api.get(`${P}/videos/${video.id}/files?custom_identifier=unknown`)).body.urls).toEqual({ sd: null, hd: null });
 
       const sets = (await org.api.get(`${P}/videos/${video.id}/file_sets`)).body;
-      expect(sets.map((s: any) => [s.custom_identifier, s.status])).toEqual([['alt', 'ready'], ['bad', 'error']]);
+      expect(sets.map((s: any) => [s.custom_identifier, s.status])).toEqual([
+        ['alt', 'ready'],
+        ['bad', 'error'],
+      ]);
       expect(sets[1].error_message).toMatch(/hd_url is not a video/);
 
       const altKey = decodeURIComponent(new URL(alt.urls.sd).pathname.slice('/media/files/'.length));
@@ -284,7 +314,10 @@ describe.each(dialects)('media processing on %s', (dialect) => {
     const row = await videoRow(video.id);
     expect([row.status, row.seconds, row.width, row.height]).toEqual(['ready', 3, 1280, 720]);
     const files = await t.database.db.selectFrom('video_files').selectAll().where('video_id', '=', video.id).orderBy('quality').execute();
-    expect(files.map((f) => [f.quality, f.width, f.height])).toEqual([['hd', 1280, 720], ['sd', 854, 480]]);
+    expect(files.map((f) => [f.quality, f.width, f.height])).toEqual([
+      ['hd', 1280, 720],
+      ['sd', 854, 480],
+    ]);
     for (const f of files) {
       const info = await probeJson(path.join(t.config.mediaDir, f.path));
       const v = info.streams.find((s) => s.codec_type === 'video');

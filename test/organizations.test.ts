@@ -297,7 +297,9 @@ describe.each(dialects)('organizations and accounts on %s', (dialect) => {
       expect(a.body.govideo_users).toEqual({ current_usage: 0, limit: 10, grace_limit: 2, enforced: true });
       expect(a.body.teams).toEqual({ current_usage: 1, limit: 3, grace_limit: 0, enforced: false });
       expect(a.body.embeds).toEqual({ current_usage: 0, limit: 0, grace_limit: 0, enforced: false });
-      await org.api.patch(`${P}/organizations/${org.organizationId}`, { allotments: { govideo_users: { enforced: false }, embeds: { limit: 0, grace_limit: 0 } } });
+      await org.api.patch(`${P}/organizations/${org.organizationId}`, {
+        allotments: { govideo_users: { enforced: false }, embeds: { limit: 0, grace_limit: 0 } },
+      });
       a = await org.api.get(`${P}/organizations/${org.organizationId}/allotments?types=govideo_users,embeds`);
       expect(a.body.govideo_users).toEqual({ current_usage: 0, limit: 10, grace_limit: 2, enforced: false });
       expect(a.body.embeds).toEqual({ current_usage: 0, limit: 0, grace_limit: 0, enforced: false });
@@ -320,7 +322,9 @@ describe.each(dialects)('organizations and accounts on %s', (dialect) => {
         expect(res.status, JSON.stringify(allotments)).toBe(422);
         expect(res.body.details.map((d: any) => d.field)).toContain(field);
       }
-      expect((await org.api.patch(`${P}/organizations/${org.organizationId}`, { allotments: { teams: { limit: 0, grace_limit: 2147483647 } } })).status).toBe(200);
+      expect((await org.api.patch(`${P}/organizations/${org.organizationId}`, { allotments: { teams: { limit: 0, grace_limit: 2147483647 } } })).status).toBe(
+        200,
+      );
       expect((await org.api.get(`${P}/organizations/${org.organizationId}`)).body.name).not.toBe('Changed');
     });
 
@@ -363,11 +367,26 @@ describe.each(dialects)('organizations and accounts on %s', (dialect) => {
       const db = t.database.db;
       // Back to the state an older build left: 0005 not applied, no account_id, no admin team.
       await m0005.down(db);
-      await db.deleteFrom('kysely_migration' as never).where('name' as never, '=', '0005_accounts_more' as never).execute();
+      await db
+        .deleteFrom('kysely_migration' as never)
+        .where('name' as never, '=', '0005_accounts_more' as never)
+        .execute();
       const now = Math.floor(Date.now() / 1000);
-      const top = await db.insertInto('organizations').values({ name: 'Legacy top', created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow();
-      const mid = await db.insertInto('organizations').values({ name: 'Legacy mid', parent_id: top.id, created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow();
-      const leaf = await db.insertInto('organizations').values({ name: 'Legacy leaf', parent_id: mid.id, created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow();
+      const top = await db
+        .insertInto('organizations')
+        .values({ name: 'Legacy top', created_at: now, updated_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const mid = await db
+        .insertInto('organizations')
+        .values({ name: 'Legacy mid', parent_id: top.id, created_at: now, updated_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const leaf = await db
+        .insertInto('organizations')
+        .values({ name: 'Legacy leaf', parent_id: mid.id, created_at: now, updated_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       await migrateToLatest(db);
       const rows = await db.selectFrom('organizations').select(['id', 'account_id']).where('id', 'in', [top.id, mid.id, leaf.id]).orderBy('id').execute();
       expect(rows.map((r) => r.account_id)).toEqual([top.id, top.id, top.id]);
@@ -376,15 +395,37 @@ describe.each(dialects)('organizations and accounts on %s', (dialect) => {
         expect(admins.map((a) => [a.name, Boolean(a.is_admin)])).toEqual([['Administrators', true]]);
       }
       // Organizations that had their admin team keep exactly one; the indexes are back.
-      const perOrg = await sql<{ n: number }>`select count(*) as n from teams where is_admin = ${true} group by organization_id having count(*) > 1`.execute(db);
+      const perOrg = await sql<{ n: number }>`select count(*) as n from teams where is_admin = ${true} group by organization_id having count(*) > 1`.execute(
+        db,
+      );
       expect(perOrg.rows).toEqual([]);
-      await expect(db.insertInto('teams').values({ organization_id: top.id, name: 'Second admin', is_admin: true, created_at: now, updated_at: now }).execute()).rejects.toThrow();
-      await expect(db.insertInto('teams').values({ organization_id: top.id, name: 'ADMINISTRATORS', created_at: now, updated_at: now }).execute()).rejects.toThrow();
+      await expect(
+        db.insertInto('teams').values({ organization_id: top.id, name: 'Second admin', is_admin: true, created_at: now, updated_at: now }).execute(),
+      ).rejects.toThrow();
+      await expect(
+        db.insertInto('teams').values({ organization_id: top.id, name: 'ADMINISTRATORS', created_at: now, updated_at: now }).execute(),
+      ).rejects.toThrow();
     });
 
     it('refuses an unknown parent and creates nothing', async () => {
-      const count = async () => Number((await t.database.db.selectFrom('organizations').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
-      const teams = async () => Number((await t.database.db.selectFrom('teams').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const count = async () =>
+        Number(
+          (
+            await t.database.db
+              .selectFrom('organizations')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const teams = async () =>
+        Number(
+          (
+            await t.database.db
+              .selectFrom('teams')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       const [orgsBefore, teamsBefore] = [await count(), await teams()];
       await expect(t.services.organizations.createWithOwner('Orphan', 999999)).rejects.toMatchObject({ code: 'not_found' });
       await expect(t.services.organizations.createWithOwner('   ')).rejects.toMatchObject({ code: 'validation_failed' });

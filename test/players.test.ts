@@ -6,7 +6,23 @@ const P = '/dashboard/v1';
 
 function expectVideoShape(v: any) {
   expect(Object.keys(v).sort()).toEqual(
-    ['audio_gain', 'created_at', 'description', 'error_message', 'id', 'name', 'notes', 'origin', 'seconds', 'status', 'sync', 'updated_at', 'upload_url', 'uuid', 'webhook_url'].sort(),
+    [
+      'audio_gain',
+      'created_at',
+      'description',
+      'error_message',
+      'id',
+      'name',
+      'notes',
+      'origin',
+      'seconds',
+      'status',
+      'sync',
+      'updated_at',
+      'upload_url',
+      'uuid',
+      'webhook_url',
+    ].sort(),
   );
   expect(typeof v.id).toBe('number');
   expect(typeof v.name).toBe('string');
@@ -48,7 +64,19 @@ describe.each(dialects)('players, chapters and videos on %s', (dialect) => {
     expect(p.name).toBe('My Player');
     expect(p.status).toBeNull();
     expect(p.access_code).toBeNull();
-    for (const k of ['autoplay', 'sharing_page_comments', 'sharing_page', 'default_hd', 'splash_screen_fade', 'mute_onload', 'playlist_always_open', 'redirect_whole_page', 'play_button', 'viral_sharing', 'embed_button']) {
+    for (const k of [
+      'autoplay',
+      'sharing_page_comments',
+      'sharing_page',
+      'default_hd',
+      'splash_screen_fade',
+      'mute_onload',
+      'playlist_always_open',
+      'redirect_whole_page',
+      'play_button',
+      'viral_sharing',
+      'embed_button',
+    ]) {
       expect(typeof p[k], k).toBe('boolean');
     }
     expect(Number.isInteger(p.height)).toBe(true);
@@ -95,7 +123,10 @@ describe.each(dialects)('players, chapters and videos on %s', (dialect) => {
       },
     });
     expect(res.status).toBe(201);
-    expect(res.body.chapters_attributes.map((c: any) => [c.position, c.video_attributes.name])).toEqual([[0, 'A'], [1, 'B']]);
+    expect(res.body.chapters_attributes.map((c: any) => [c.position, c.video_attributes.name])).toEqual([
+      [0, 'A'],
+      [1, 'B'],
+    ]);
   });
 
   it('validates player bodies with 422 naming the field, creating nothing', async () => {
@@ -106,8 +137,14 @@ describe.each(dialects)('players, chapters and videos on %s', (dialect) => {
       [{ player: { name: 'x', autoplay: 'yes' } }, 'autoplay'],
       [{ player: { name: 'x', color: 'zzzzzz' } }, 'color'],
       [{ player: { name: 'x', chapters_attributes: [{ position: 0, video_attributes: { name: 'v' } }] } }, 'chapters_attributes.0.video_attributes.upload_url'],
-      [{ player: { name: 'x', chapters_attributes: [{ position: 0, video_attributes: { name: 'v', upload_url: 'ftp://x/y' } }] } }, 'chapters_attributes.0.video_attributes.upload_url'],
-      [{ player: { name: 'x', chapters_attributes: [{ position: -1, video_attributes: { name: 'v', upload_url: 'https://x/y' } }] } }, 'chapters_attributes.0.position'],
+      [
+        { player: { name: 'x', chapters_attributes: [{ position: 0, video_attributes: { name: 'v', upload_url: 'ftp://x/y' } }] } },
+        'chapters_attributes.0.video_attributes.upload_url',
+      ],
+      [
+        { player: { name: 'x', chapters_attributes: [{ position: -1, video_attributes: { name: 'v', upload_url: 'https://x/y' } }] } },
+        'chapters_attributes.0.position',
+      ],
       [{ player: { name: 'x', chapters_attributes: [{ position: 0 }] } }, 'chapters_attributes.0.video_attributes'],
     ];
     for (const [body, field] of cases) {
@@ -163,7 +200,10 @@ describe.each(dialects)('players, chapters and videos on %s', (dialect) => {
     expect(res.status).toBe(200);
     expect(res.body.name).toBe('Renamed');
     expect(res.body.mute_onload).toBe(true);
-    expect(res.body.chapters_attributes.map((c: any) => [c.position, c.id === c1.id])).toEqual([[0, false], [1, true]]);
+    expect(res.body.chapters_attributes.map((c: any) => [c.position, c.id === c1.id])).toEqual([
+      [0, false],
+      [1, true],
+    ]);
     expect((await org.api.patch(`${P}/players/${p.id}`, { chapters_attributes: [{ id: 999999 }] })).status).toBe(422);
     expect((await other.api.patch(`${P}/players/${p.id}`, { name: 'hijack' })).status).toBe(404);
     const del = await org.api.delete(`${P}/players/${p.id}`);
@@ -198,7 +238,11 @@ describe.each(dialects)('players, chapters and videos on %s', (dialect) => {
 
   it('manages chapters: create at a position, move, read, delete, keeping positions dense', async () => {
     const p = await createPlayer(org.api, {}, 2);
-    const created = await org.api.post(`${P}/chapters`, { player_id: p.id, position: 0, video_attributes: { name: 'Front', upload_url: 'https://x.test/f.mp4' } });
+    const created = await org.api.post(`${P}/chapters`, {
+      player_id: p.id,
+      position: 0,
+      video_attributes: { name: 'Front', upload_url: 'https://x.test/f.mp4' },
+    });
     expect(created.status).toBe(201);
     expect(created.body.position).toBe(0);
     expect(created.body.video_attributes.name).toBe('Front');

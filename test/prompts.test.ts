@@ -233,7 +233,9 @@ describe.each(dialects)('prompts on %s', (dialect) => {
       expect(res.body.prompt_id).toBe(prompt.body.id);
       expect(res.body.type).toBe('sales');
       expect(res.body.sections.map((s: { title: string }) => s.title)).toEqual(['The problem', 'Live demo', 'Pricing', 'Next steps']);
-      expect(res.body.prompt).toBe('Tone: playful, for webinar viewers.\nCover the new editor in this order:\n1. The problem\n2. Live demo\n3) Pricing\n- Next steps');
+      expect(res.body.prompt).toBe(
+        'Tone: playful, for webinar viewers.\nCover the new editor in this order:\n1. The problem\n2. Live demo\n3) Pricing\n- Next steps',
+      );
       expect(res.body.script).toContain('Direction: Tone: playful, for webinar viewers. Cover the new editor in this order:');
       expect(res.body.script).toContain('2. Live demo (');
 

@@ -24,7 +24,9 @@ describe.each(dialects)('public pages under random input on %s', (dialect) => {
     org = await createOrg(t);
     uuid = (await createPlayer(org.api, {}, 2)).uuid;
     guarded = (await createPlayer(org.api, { access_code: 'letmein' })).uuid;
-    expect((await org.api.post(`/dashboard/v1/organizations/${org.organizationId}/webhooks/analytics`, { url: 'https://hooks.example.com/a' })).status).toBe(201);
+    expect((await org.api.post(`/dashboard/v1/organizations/${org.organizationId}/webhooks/analytics`, { url: 'https://hooks.example.com/a' })).status).toBe(
+      201,
+    );
   });
 
   afterAll(() => t.close());
@@ -46,7 +48,10 @@ describe.each(dialects)('public pages under random input on %s', (dialect) => {
         fc.constantFrom('watch', 'embed'),
         segment,
         fc.dictionary(fc.string({ maxLength: 8 }), nastyString, { maxKeys: 3 }),
-        fc.record({ cookie: nastyString, referer: nastyString, accept: fc.constantFrom('*/*', 'text/html', 'application/json', 'image/png', '') }, { requiredKeys: [] }),
+        fc.record(
+          { cookie: nastyString, referer: nastyString, accept: fc.constantFrom('*/*', 'text/html', 'application/json', 'image/png', '') },
+          { requiredKeys: [] },
+        ),
         async (kind, id, query, headers) => {
           const qs = new URLSearchParams(query).toString();
           const res = await t.app.inject({ method: 'GET', url: `/${kind}/${id()}${qs ? `?${qs}` : ''}`, headers: headers as Record<string, string> });
@@ -65,7 +70,13 @@ describe.each(dialects)('public pages under random input on %s', (dialect) => {
         fc.boolean(),
         async (code, type, asJson) => {
           const payload = asJson ? JSON.stringify({ access_code: code }) : `access_code=${encode(code)}&x=${encode(code)}`;
-          const res = await t.app.inject({ method: 'POST', url: `/watch/${guarded}`, headers: { 'content-type': type }, payload, remoteAddress: `198.51.100.${Math.floor(Math.random() * 250)}` });
+          const res = await t.app.inject({
+            method: 'POST',
+            url: `/watch/${guarded}`,
+            headers: { 'content-type': type },
+            payload,
+            remoteAddress: `198.51.100.${Math.floor(Math.random() * 250)}`,
+          });
           expect(res.statusCode, res.body).toBeLessThan(500);
           const granted = res.statusCode === 303;
           expect(Boolean(res.headers['set-cookie'])).toBe(granted);
@@ -77,7 +88,7 @@ describe.each(dialects)('public pages under random input on %s', (dialect) => {
     );
   });
 
-  it('viewers\' reports: never a 5xx, and a refused report sends nothing', async () => {
+  it("viewers' reports: never a 5xx, and a refused report sends nothing", async () => {
     const valid = fc.record({
       type: fc.constantFrom('view', 'identified_view', 'attention_span'),
       player_load_id: fc.constant('load'),
@@ -97,7 +108,12 @@ describe.each(dialects)('public pages under random input on %s', (dialect) => {
           const mutated: Record<string, unknown> = { ...body, [field]: value };
           if (value === undefined) delete mutated[field];
           const before = await messages();
-          const res = await t.app.inject({ method: 'POST', url: `/watch/${id()}/analytics`, payload: mutated, remoteAddress: `203.0.113.${Math.floor(Math.random() * 250)}` });
+          const res = await t.app.inject({
+            method: 'POST',
+            url: `/watch/${id()}/analytics`,
+            payload: mutated,
+            remoteAddress: `203.0.113.${Math.floor(Math.random() * 250)}`,
+          });
           expect(res.statusCode, res.body).toBeLessThan(500);
           if (res.statusCode !== 204) expect(await messages()).toBe(before);
         },

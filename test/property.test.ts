@@ -63,8 +63,14 @@ function nearValid(valid: fc.Arbitrary<Record<string, unknown>>, fields: string[
 function anyBody(valid: fc.Arbitrary<Record<string, unknown>>, fields: string[], wrap: string): fc.Arbitrary<unknown> {
   return fc.oneof(
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
-    { weight: 1, arbitrary: fc.dictionary(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom(...fields.map((f) => f.split('.')[0]))), nastyValue, { maxKeys: 6 }) },
-    { weight: 1, arbitrary: fc.dictionary(fc.constantFrom(wrap), fc.dictionary(fc.constantFrom(...fields.map((f) => f.split('.')[0])), nastyValue, { maxKeys: 4 })) },
+    {
+      weight: 1,
+      arbitrary: fc.dictionary(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom(...fields.map((f) => f.split('.')[0]))), nastyValue, { maxKeys: 6 }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.dictionary(fc.constantFrom(wrap), fc.dictionary(fc.constantFrom(...fields.map((f) => f.split('.')[0])), nastyValue, { maxKeys: 4 })),
+    },
     { weight: 4, arbitrary: nearValid(valid, fields, wrap) },
   );
 }
@@ -72,8 +78,27 @@ function anyBody(valid: fc.Arbitrary<Record<string, unknown>>, fields: string[],
 /** How the body goes on the wire: usually JSON, sometimes raw text or another media type. */
 const encoding = fc.oneof(
   { weight: 8, arbitrary: fc.constant({ type: 'application/json', raw: null as string | null }) },
-  { weight: 1, arbitrary: fc.record({ type: fc.constant('application/json'), raw: fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('{', '{"name":', 'null', '[]', '""', '{"a":1}}', '\u0000')) }) },
-  { weight: 1, arbitrary: fc.record({ type: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x', 'application/json; charset=utf-8', 'application/merge-patch+json'), raw: fc.constant(null) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      type: fc.constant('application/json'),
+      raw: fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('{', '{"name":', 'null', '[]', '""', '{"a":1}}', '\u0000')),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      type: fc.constantFrom(
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'application/xml',
+        'multipart/form-data; boundary=x',
+        'application/json; charset=utf-8',
+        'application/merge-patch+json',
+      ),
+      raw: fc.constant(null),
+    }),
+  },
 );
 
 const idempotencyKey = fc.option(fc.constantFrom('prop-key-1', 'prop-key-2'), { freq: 4 });
@@ -101,15 +126,42 @@ function queryString(known: string[]) {
     { weight: 3, arbitrary: nastyNumber.map((n) => encode(String(n))) },
     { weight: 2, arbitrary: extremeValue.map((v) => encode(String(v).slice(0, 300))) },
     { weight: 3, arbitrary: nastyString.map((s) => encode(s)) },
-    { weight: 1, arbitrary: fc.constantFrom('true', 'false', '1,2', ',', '%', '%zz', '%00', '%C3', '%ED%A0%80', '%FF', '+', '1e3', '1e21', '0x10', ' 5', '5 ', '9999999999999999999') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        'true',
+        'false',
+        '1,2',
+        ',',
+        '%',
+        '%zz',
+        '%00',
+        '%C3',
+        '%ED%A0%80',
+        '%FF',
+        '+',
+        '1e3',
+        '1e21',
+        '0x10',
+        ' 5',
+        '5 ',
+        '9999999999999999999',
+      ),
+    },
   );
   const pairs = fc.array(fc.tuple(key, value), { maxLength: 5 }).map((list) => list.map(([k, v]) => `${k}=${v}`));
-  const validPerPage = fc.option(fc.integer({ min: 1, max: 200 }).map((n) => `per_page=${n}`), { freq: 2 });
+  const validPerPage = fc.option(
+    fc.integer({ min: 1, max: 200 }).map((n) => `per_page=${n}`),
+    { freq: 2 },
+  );
   return fc.tuple(validPerPage, pairs).map(([perPage, rest]) => [...(perPage ? [perPage] : []), ...rest].join('&'));
 }
 
 const acceptHeader = fc.option(
-  fc.oneof(fc.constantFrom('application/json', 'text/csv', XLSX, 'text/html', '*/*', 'text/*', 'application/json;q=0', 'text/csv;q=abc, */*;q=0.1'), fc.string({ maxLength: 20 })),
+  fc.oneof(
+    fc.constantFrom('application/json', 'text/csv', XLSX, 'text/html', '*/*', 'text/*', 'application/json;q=0', 'text/csv;q=abc, */*;q=0.1'),
+    fc.string({ maxLength: 20 }),
+  ),
   { freq: 3 },
 );
 
@@ -148,7 +200,13 @@ describe.each(dialects)('random input on %s', (dialect) => {
     return { players, videos, foreignPlayers, ctas, foreignCtas };
   }
 
-  async function send(method: 'GET' | 'POST' | 'PATCH', url: string, body: unknown, enc: { type: string; raw: string | null }, headers: Record<string, string> = {}): Promise<Outcome> {
+  async function send(
+    method: 'GET' | 'POST' | 'PATCH',
+    url: string,
+    body: unknown,
+    enc: { type: string; raw: string | null },
+    headers: Record<string, string> = {},
+  ): Promise<Outcome> {
     const all: Record<string, string> = { authorization: `Bearer ${org.token}`, ...headers };
     let payload: string | undefined;
     if (method !== 'GET') {
@@ -211,16 +269,40 @@ describe.each(dialects)('random input on %s', (dialect) => {
   const chapterInput = fc.record(
     {
       position: fc.nat(4),
-      video_attributes: fc.record({ name: fc.string({ minLength: 1, maxLength: 12 }), upload_url: fc.constantFrom('https://media.example.com/a.mp4', 'http://x.test/b.mov') }),
+      video_attributes: fc.record({
+        name: fc.string({ minLength: 1, maxLength: 12 }),
+        upload_url: fc.constantFrom('https://media.example.com/a.mp4', 'http://x.test/b.mov'),
+      }),
     },
     { requiredKeys: ['video_attributes'] },
   );
   const playerFields = [
-    'name', 'autoplay', 'width', 'height', 'color', 'playlist_color', 'release_date', 'expiry_date', 'redirect_url', 'custom_sharing_link',
-    'whitelisted_embed_domains', 'access_code', 'description', 'on_complete', 'mute_onload', 'auth_token',
-    'chapters_attributes', 'chapters_attributes.0', 'chapters_attributes.0.position', 'chapters_attributes.0.id', 'chapters_attributes.0._destroy',
-    'chapters_attributes.0.video_id', 'chapters_attributes.0.video_attributes', 'chapters_attributes.0.video_attributes.name',
-    'chapters_attributes.0.video_attributes.upload_url', 'chapters_attributes.1.video_attributes.upload_url',
+    'name',
+    'autoplay',
+    'width',
+    'height',
+    'color',
+    'playlist_color',
+    'release_date',
+    'expiry_date',
+    'redirect_url',
+    'custom_sharing_link',
+    'whitelisted_embed_domains',
+    'access_code',
+    'description',
+    'on_complete',
+    'mute_onload',
+    'auth_token',
+    'chapters_attributes',
+    'chapters_attributes.0',
+    'chapters_attributes.0.position',
+    'chapters_attributes.0.id',
+    'chapters_attributes.0._destroy',
+    'chapters_attributes.0.video_id',
+    'chapters_attributes.0.video_attributes',
+    'chapters_attributes.0.video_attributes.name',
+    'chapters_attributes.0.video_attributes.upload_url',
+    'chapters_attributes.1.video_attributes.upload_url',
   ];
   const validPlayer = fc.record(
     {
@@ -251,7 +333,7 @@ describe.each(dialects)('random input on %s', (dialect) => {
     await freshOrganization();
     const validUpdate = validPlayer.map((b) => {
       const { name: _name, chapters_attributes: _chapters, ...rest } = b;
-      return rest as Record<string, unknown>;
+      return rest;
     });
     const chapterEdits = fc.constantFrom(
       [{ id: base.chapters_attributes[0].id, position: 1 }],

@@ -167,7 +167,7 @@ describe.runIf(dialects.includes('postgres'))('change notifications on postgres'
 
   /** Waits until the clock has stood still for 50 ms: every notification of earlier writes has landed. */
   async function settled() {
-    for (const deadline = Date.now() + 5_000; ; ) {
+    for (const deadline = Date.now() + 5_000; ;) {
       const at = t.database.clock.now();
       await sleep(50);
       if (t.database.clock.now() === at) return;

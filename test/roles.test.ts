@@ -3,13 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { createOrg, createUser, userClient, type OrgContext } from './helpers/factories.ts';
 import { dashboardModules } from '../src/modules/index.ts';
-import type { App } from '../src/http/context.ts';
 import { can, Permissions, Roles, type Permission, type Role } from '../src/modules/roles/permissions.ts';
 
 const P = '/dashboard/v1';
 
 const expected: Record<Role, { id: number; permissions: string[] }> = {
-  owner: { id: 1, permissions: ['content:read', 'content:write', 'live:manage', 'users:manage', 'teams:manage', 'webhooks:manage', 'security:manage', 'org:manage'] },
+  owner: {
+    id: 1,
+    permissions: ['content:read', 'content:write', 'live:manage', 'users:manage', 'teams:manage', 'webhooks:manage', 'security:manage', 'org:manage'],
+  },
   admin: { id: 2, permissions: ['content:read', 'content:write', 'live:manage', 'users:manage', 'teams:manage', 'webhooks:manage', 'security:manage'] },
   editor: { id: 3, permissions: ['content:read', 'content:write', 'live:manage'] },
   viewer: { id: 4, permissions: ['content:read'] },
@@ -33,7 +35,7 @@ async function writeRoutes(t: TestApp): Promise<WriteRoute[]> {
   });
   await collector.register(
     async (dashboard) => {
-      for (const mod of dashboardModules) await mod(dashboard as unknown as App, { config: t.config, services: t.services });
+      for (const mod of dashboardModules) await mod(dashboard, { config: t.config, services: t.services });
     },
     { prefix: '/dashboard' },
   );
@@ -53,7 +55,9 @@ async function writeRoutes(t: TestApp): Promise<WriteRoute[]> {
 
 /** A concrete URL for a route: path parameters become ids that name nothing. */
 function concrete(url: string): string {
-  return url.replace(/:(\w+)/g, (_m, name: string) => (name === 'uuid' || name.endsWith('uuid') ? '00000000-0000-4000-8000-000000000000' : '999999')).replace(/\*/g, 'x');
+  return url
+    .replace(/:(\w+)/g, (_m, name: string) => (name === 'uuid' || name.endsWith('uuid') ? '00000000-0000-4000-8000-000000000000' : '999999'))
+    .replace(/\*/g, 'x');
 }
 
 describe.each(dialects)('roles on %s', (dialect) => {
@@ -128,9 +132,19 @@ describe.each(dialects)('roles on %s', (dialect) => {
 
     it('finds the write operations, each registered in the running app', () => {
       expect(routes.length).toBeGreaterThan(20);
-      for (const r of routes) expect(t.app.hasRoute({ method: r.method as 'POST', url: r.url }), `${r.method} ${r.url}`).toBe(true);
+      for (const r of routes) expect(t.app.hasRoute({ method: r.method, url: r.url }), `${r.method} ${r.url}`).toBe(true);
       const names = routes.map((r) => `${r.method} ${r.url}`);
-      for (const mine of ['POST /dashboard/v1/users', 'PATCH /dashboard/v1/users', 'DELETE /dashboard/v1/users/:id', 'POST /dashboard/v1/teams', 'PATCH /dashboard/v1/teams/:id', 'DELETE /dashboard/v1/teams/:id', 'PATCH /dashboard/v1/organizations/:id', 'POST /dashboard/v1/players/uuid=:uuid/embed', 'DELETE /dashboard/v1/players/uuid=:uuid/embed']) {
+      for (const mine of [
+        'POST /dashboard/v1/users',
+        'PATCH /dashboard/v1/users',
+        'DELETE /dashboard/v1/users/:id',
+        'POST /dashboard/v1/teams',
+        'PATCH /dashboard/v1/teams/:id',
+        'DELETE /dashboard/v1/teams/:id',
+        'PATCH /dashboard/v1/organizations/:id',
+        'POST /dashboard/v1/players/uuid=:uuid/embed',
+        'DELETE /dashboard/v1/players/uuid=:uuid/embed',
+      ]) {
         expect(names).toContain(mine);
       }
     });
@@ -140,7 +154,7 @@ describe.each(dialects)('roles on %s', (dialect) => {
         const api = role === 'owner' ? org.api : await org.as(role);
         const wrong: string[] = [];
         for (const r of routes) {
-          const res = await api.request(r.method as 'POST', concrete(r.url), {});
+          const res = await api.request(r.method, concrete(r.url), {});
           // The concrete URL must reach the route itself, not the not-found handler.
           if (res.body?.code === 'route_not_found') wrong.push(`${r.method} ${r.url} did not match`);
           const allowed = can(role, r.permission);

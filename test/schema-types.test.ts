@@ -96,7 +96,13 @@ describe('reading schema types', () => {
 describe('comparing schema types with a database', () => {
   const col = (nullable: boolean, kinds: string[], insertOptional = false) => ({ nullable, kinds, insertOptional });
   const types = (): SchemaDescription => ({
-    things: { id: col(false, ['number'], true), name: col(false, ['string']), flag: col(false, ['boolean', 'number'], true), note: col(true, ['string']), at: col(false, ['number']) },
+    things: {
+      id: col(false, ['number'], true),
+      name: col(false, ['string']),
+      flag: col(false, ['boolean', 'number'], true),
+      note: col(true, ['string']),
+      at: col(false, ['number']),
+    },
     pairs: { left: col(false, ['number']), right: col(false, ['number']) },
   });
   const sqlite = (): DbDescription => ({
@@ -161,13 +167,18 @@ describe('comparing schema types with a database', () => {
     expect(onSqlite).toEqual(['kind things.at', 'kind things.flag', 'kind things.name']);
     const onPostgres = compareSchema(t, postgres(), 'postgres');
     expect(onPostgres.map((m) => `${m.check} ${m.table}.${m.column}`)).toEqual(['kind things.at', 'kind things.name']);
-    expect(onPostgres[0].message).toBe('postgres: things.at: schema.ts says string, the database says int8, which reads back as number (schema.ts may say number, must include number)');
+    expect(onPostgres[0].message).toBe(
+      'postgres: things.at: schema.ts says string, the database says int8, which reads back as number (schema.ts may say number, must include number)',
+    );
     // A boolean column typed plain number passes on SQLite but not on PostgreSQL.
     const numberFlag = types();
     numberFlag.things.flag.kinds = ['number'];
     expect(compareSchema(numberFlag, sqlite(), 'sqlite')).toEqual([]);
     expect(messages(compareSchema(numberFlag, postgres(), 'postgres'))).toEqual([
-      ['kind', 'postgres: things.flag: schema.ts says number, the database says bool, which reads back as boolean (schema.ts may say boolean | number, must include boolean)'],
+      [
+        'kind',
+        'postgres: things.flag: schema.ts says number, the database says bool, which reads back as boolean (schema.ts may say boolean | number, must include boolean)',
+      ],
     ]);
   });
 
@@ -183,7 +194,10 @@ describe('comparing schema types with a database', () => {
     const d = sqlite();
     d.things.flag.generated = false;
     expect(messages(compareSchema(types(), d, 'sqlite'))).toEqual([
-      ['insert-default', 'sqlite: things.flag: schema.ts lets an insert leave it out (Generated or optional), but the database has no default for this NOT NULL boolean column'],
+      [
+        'insert-default',
+        'sqlite: things.flag: schema.ts lets an insert leave it out (Generated or optional), but the database has no default for this NOT NULL boolean column',
+      ],
     ]);
   });
 });

@@ -213,7 +213,10 @@ describe.each(dialects)('stakeholder emails on %s', (dialect) => {
       const res = await o.api.post(URL_, body);
       expect(res.status, JSON.stringify(body).slice(0, 100)).toBe(422);
       expect(res.body.code).toBe('validation_failed');
-      expect(res.body.details.map((d: any) => d.field), JSON.stringify(body).slice(0, 100)).toContain(field);
+      expect(
+        res.body.details.map((d: any) => d.field),
+        JSON.stringify(body).slice(0, 100),
+      ).toContain(field);
     }
     expect((await outbox()).length).toBe(files);
     expect((await o.api.get(STATUS)).body.remaining).toBe(10);
@@ -258,7 +261,10 @@ describe.each(dialects)('stakeholder emails on %s', (dialect) => {
     expect(fresh.body.resets_at).toBeGreaterThanOrEqual(start);
     expect(fresh.body.resets_at).toBeLessThanOrEqual(now());
     const insert = (created_at: number, status: string) =>
-      t.database.db.insertInto('stakeholder_emails').values({ organization_id: o.organizationId, recipients: '[]', subject: 's', body: 'b', created_at, status }).execute();
+      t.database.db
+        .insertInto('stakeholder_emails')
+        .values({ organization_id: o.organizationId, recipients: '[]', subject: 's', body: 'b', created_at, status })
+        .execute();
     await insert(start - 3601, 'sent'); // outside the window
     await insert(start - 3000, 'failed'); // failed deliveries do not count
     await insert(start - 2000, 'sent');
@@ -375,14 +381,25 @@ describe.each(dialects)('stakeholder emails over SMTP on %s', (dialect) => {
 
       // A worker whose mail server still refuses: the attempt is recorded, the job waits for the next.
       await t.database.db.updateTable('jobs').set({ run_at: Date.now() }).where('id', '=', job.id).execute();
-      await new JobRunner(t.database.db, { handlers: jobHandlers(createContainer({ config: t.config, database: t.database })), backoff: () => 60_000, pollMs: 10 }).drain();
-      expect((await t.database.db.selectFrom('jobs').select(['status', 'attempts']).where('id', '=', job.id).executeTakeFirstOrThrow())).toEqual({ status: 'queued', attempts: 1 });
+      await new JobRunner(t.database.db, {
+        handlers: jobHandlers(createContainer({ config: t.config, database: t.database })),
+        backoff: () => 60_000,
+        pollMs: 10,
+      }).drain();
+      expect(await t.database.db.selectFrom('jobs').select(['status', 'attempts']).where('id', '=', job.id).executeTakeFirstOrThrow()).toEqual({
+        status: 'queued',
+        attempts: 1,
+      });
       expect((await row()).status).toBe('sending');
 
       // Once the server answers, the message goes out as it was asked for.
       await t.database.db.updateTable('jobs').set({ run_at: Date.now() }).where('id', '=', job.id).execute();
       const working = { ...t.config, smtpUrl: `smtp://127.0.0.1:${smtp.port}` };
-      await new JobRunner(t.database.db, { handlers: jobHandlers(createContainer({ config: working, database: t.database })), backoff: () => 10, pollMs: 10 }).drain();
+      await new JobRunner(t.database.db, {
+        handlers: jobHandlers(createContainer({ config: working, database: t.database })),
+        backoff: () => 10,
+        pollMs: 10,
+      }).drain();
       expect(smtp.messages).toHaveLength(1);
       expect(smtp.messages[0].data).toContain(`Subject: ${body.subject}`);
       expect(smtp.messages[0].data).toMatch(new RegExp(`^X-Reelbase-Stakeholder-Email: ${res.body.id}$`, 'm'));
@@ -402,7 +419,11 @@ describe.each(dialects)('stakeholder emails over SMTP on %s', (dialect) => {
       const res = await o.api.post(URL_, validBody());
       expect(res.status).toBe(202);
       await t.database.db.updateTable('jobs').set({ run_at: Date.now(), max_attempts: 1 }).where('type', '=', 'mail.stakeholder').execute();
-      await new JobRunner(t.database.db, { handlers: jobHandlers(createContainer({ config: t.config, database: t.database })), backoff: () => 10, pollMs: 10 }).drain();
+      await new JobRunner(t.database.db, {
+        handlers: jobHandlers(createContainer({ config: t.config, database: t.database })),
+        backoff: () => 10,
+        pollMs: 10,
+      }).drain();
       const row = await t.database.db.selectFrom('stakeholder_emails').selectAll().where('id', '=', res.body.id).executeTakeFirstOrThrow();
       expect(row).toMatchObject({ status: 'failed', sent_at: null, error: expect.stringMatching(/SMTP delivery failed/) });
       expect((await o.api.get(STATUS)).body.remaining).toBe(10);

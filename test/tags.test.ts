@@ -430,7 +430,12 @@ describe.each(dialects)('tags on %s', (dialect) => {
       const a = unique('ca');
       const b = unique('cb');
       const c = unique('cc');
-      const bodies = [[a, b, c], [c, b, a], [b, a], [c, a, b]];
+      const bodies = [
+        [a, b, c],
+        [c, b, a],
+        [b, a],
+        [c, a, b],
+      ];
       const results = await Promise.all(bodies.map((tags) => org.api.patch(`/dashboard/v1/players/${p.id}/tags`, { tags })));
       for (const r of results) expect(r.status).toBe(200);
       const final = names((await org.api.get(`/dashboard/v1/players/${p.id}/tags`)).body).sort();

@@ -23,7 +23,15 @@ function expectTeamShape(team: any, withMembers: boolean) {
 }
 
 const teamCount = async (t: TestApp, organizationId: number) =>
-  Number((await t.database.db.selectFrom('teams').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', organizationId).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await t.database.db
+        .selectFrom('teams')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('organization_id', '=', organizationId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe.each(dialects)('teams on %s', (dialect) => {
   let t: TestApp;
@@ -126,7 +134,12 @@ describe.each(dialects)('teams on %s', (dialect) => {
       grace = await createUser(o.api, { email: 'grace@navy.mil', first_name: 'Grace', last_name: 'Hopper' });
       tim = await createUser(o.api, { email: 'tim@cern.ch', first_name: 'Tim', last_name: 'Berners-Lee' });
       teams = {};
-      for (const [name, ids] of [['Engineering', [grace.id, tim.id]], ['Navy', [grace.id]], ['Web', []], ['engagement', [tim.id]]] as const) {
+      for (const [name, ids] of [
+        ['Engineering', [grace.id, tim.id]],
+        ['Navy', [grace.id]],
+        ['Web', []],
+        ['engagement', [tim.id]],
+      ] as const) {
         teams[name] = (await o.api.post(`${P}/teams`, { name, user_ids: ids })).body;
       }
     });
@@ -255,7 +268,12 @@ describe.each(dialects)('teams on %s', (dialect) => {
       const foreign = await org.api.patch(`${P}/teams/${team.id}`, { name: 'Mine 2', user_ids: [otherUser.id] });
       expect(foreign.status).toBe(422);
       expect(foreign.body.details[0].field).toBe('user_ids');
-      for (const [body, field] of [[{ name: '' }, 'name'], [{ name: 'x'.repeat(256) }, 'name'], [{ user_ids: [-1] }, 'user_ids.0'], [{ is_admin: true }, 'is_admin']] as const) {
+      for (const [body, field] of [
+        [{ name: '' }, 'name'],
+        [{ name: 'x'.repeat(256) }, 'name'],
+        [{ user_ids: [-1] }, 'user_ids.0'],
+        [{ is_admin: true }, 'is_admin'],
+      ] as const) {
         const res = await org.api.patch(`${P}/teams/${team.id}`, body);
         expect(res.status, JSON.stringify(body)).toBe(422);
         expect(res.body.details[0].field).toBe(field);

@@ -297,7 +297,10 @@ describe.each(dialects)('thumbnails on %s', (dialect) => {
     });
 
     it('sets thumbnails on v1.1 by uuid (both path forms) and by id, from a bare list or a wrapped one', async () => {
-      const bare = await org.api.patch(`${P11}/players/uuid=${player.uuid}/selected_thumbnails`, [{ thumbnail_id: thumbsA[2].id }, { thumbnail_url: `${base}/image.png` }]);
+      const bare = await org.api.patch(`${P11}/players/uuid=${player.uuid}/selected_thumbnails`, [
+        { thumbnail_id: thumbsA[2].id },
+        { thumbnail_url: `${base}/image.png` },
+      ]);
       expect(bare.status).toBe(200);
       expect(bare.headers.deprecation).toBeUndefined();
       expect(bare.body).toHaveLength(2);
@@ -311,10 +314,15 @@ describe.each(dialects)('thumbnails on %s', (dialect) => {
       const plain = await org.api.patch(`${P11}/players/${player.uuid}/selected_thumbnails.json`, { thumbnails: [{ thumbnail_id: thumbsB[1].id }] });
       expect(plain.status).toBe(200);
       expect(plain.body.map((e: any) => e.thumbnail.id)).toEqual([thumbsA[2].id, thumbsB[1].id]);
-      const byId = await org.api.patch(`${P11}/players/${player.id}/selected_thumbnails`, { auth_token: org.token, selected_thumbnails: [{ thumbnail_id: thumbsA[0].id }] });
+      const byId = await org.api.patch(`${P11}/players/${player.id}/selected_thumbnails`, {
+        auth_token: org.token,
+        selected_thumbnails: [{ thumbnail_id: thumbsA[0].id }],
+      });
       expect(byId.status).toBe(200);
       expect(byId.body.map((e: any) => e.thumbnail.id)).toEqual([thumbsA[0].id, thumbsB[1].id]);
-      const explicitVideo = await org.api.patch(`${P11}/players/${player.id}/selected_thumbnails`, [{ thumbnail_url: `${base}/image.png`, video_id: videoA.id }]);
+      const explicitVideo = await org.api.patch(`${P11}/players/${player.id}/selected_thumbnails`, [
+        { thumbnail_url: `${base}/image.png`, video_id: videoA.id },
+      ]);
       expect(explicitVideo.body[0].thumbnail).toMatchObject({ thumbnail_type: 'custom', video_id: videoA.id });
     });
 
@@ -350,9 +358,15 @@ describe.each(dialects)('thumbnails on %s', (dialect) => {
         const res = await org.api.patch(url, body);
         expect(res.status, JSON.stringify(body)).toBe(422);
         expect(res.body.code).toBe('validation_failed');
-        expect(res.body.details.map((d: any) => d.field), JSON.stringify(body)).toContain(field);
+        expect(
+          res.body.details.map((d: any) => d.field),
+          JSON.stringify(body),
+        ).toContain(field);
       }
-      const beyond = await org.api.patch(`${P11}/players/${facade.id}/selected_thumbnails`, [{ thumbnail_url: `${base}/image.png` }, { thumbnail_url: `${base}/image.png` }]);
+      const beyond = await org.api.patch(`${P11}/players/${facade.id}/selected_thumbnails`, [
+        { thumbnail_url: `${base}/image.png` },
+        { thumbnail_url: `${base}/image.png` },
+      ]);
       expect(beyond.status).toBe(422);
       expect(beyond.body.details[0].field).toBe('thumbnails.1.video_id');
       expect((await org.api.patch(url, '[{"thumbnail_id": ')).status).toBe(400);

@@ -22,7 +22,7 @@ function emailOfLength(length: number): string {
   const local = 'a'.repeat(60);
   let domain = '';
   const rest = length - local.length - 1 - 4; // "@" and ".com"
-  for (let left = rest; left > 0; ) {
+  for (let left = rest; left > 0;) {
     const label = Math.min(left, 60);
     // A label followed by a dot, unless it is the last one.
     const take = left - label === 0 ? label : Math.min(label, left - 2);
@@ -147,7 +147,7 @@ describe.each(dialects)('users on %s', (dialect) => {
       await createUser(other.api, { email: 'grace@other.example', first_name: 'Grace' });
     });
 
-    it('lists the organization\'s users by id: a bare array without per_page', async () => {
+    it("lists the organization's users by id: a bare array without per_page", async () => {
       const res = await fresh.api.get(`${P}/users`);
       expect(res.status).toBe(200);
       expect(Array.isArray(res.body)).toBe(true);
@@ -191,7 +191,7 @@ describe.each(dialects)('users on %s', (dialect) => {
       expect(res.raw.trim().split(/\r?\n/)).toHaveLength(6);
     });
 
-    it('gets one user; another organization\'s user is a 404', async () => {
+    it("gets one user; another organization's user is a 404", async () => {
       const res = await fresh.api.get(`${P}/users/${users[1].id}`);
       expect(res.status).toBe(200);
       expect(res.body).toEqual(users[1]);
@@ -276,7 +276,7 @@ describe.each(dialects)('users on %s', (dialect) => {
       expect((await org.api.patch(`${P}/users`, { id: u.id, first_name: '' })).status).toBe(200);
     });
 
-    it('a missing user, or another organization\'s, is a 404', async () => {
+    it("a missing user, or another organization's, is a 404", async () => {
       const mine = await createUser(org.api, { email: 'mine-only@example.com' });
       expect((await org.api.patch(`${P}/users`, { id: 999999, first_name: 'x' })).status).toBe(404);
       expect((await org.api.patch(`${P}/users`, { email: 'ghost@example.com', first_name: 'x' })).status).toBe(404);
@@ -331,7 +331,7 @@ describe.each(dialects)('users on %s', (dialect) => {
       expect((await org.api.delete(`${P}/users/${u.id}`)).status).toBe(404);
     });
 
-    it('needs users:manage; another organization\'s user is a 404; an admin may not remove an owner', async () => {
+    it("needs users:manage; another organization's user is a 404; an admin may not remove an owner", async () => {
       const u = await createUser(org.api);
       const ownerUser = await createUser(org.api, { role_id: 1 });
       for (const role of ['editor', 'viewer'] as const) {
@@ -370,9 +370,7 @@ describe.each(dialects)('users on %s', (dialect) => {
     it('concurrent invitations never overshoot: exactly limit + grace_limit succeed', async () => {
       const o = await createOrg(t);
       await o.api.patch(`${P}/organizations/${o.organizationId}`, { allotments: { govideo_users: { limit: 3, grace_limit: 1, enforced: true } } });
-      const results = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => o.api.post(`${P}/users`, { email: `racer${i}@example.com` })),
-      );
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => o.api.post(`${P}/users`, { email: `racer${i}@example.com` })));
       const statuses = results.map((r) => r.status).sort();
       expect(statuses.filter((s) => s === 201)).toHaveLength(4);
       expect(statuses.filter((s) => s === 403)).toHaveLength(6);

@@ -71,7 +71,10 @@ describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
     fs.mkdirSync(path.join(t.config.mediaDir, path.dirname(key)), { recursive: true });
     fs.copyFileSync(media.small, path.join(t.config.mediaDir, key));
     const now = Math.floor(Date.now() / 1000);
-    await t.database.db.insertInto('video_files').values({ video_id: videoId, custom_identifier: null, quality: 'sd', path: key, created_at: now, content_type: 'video/mp4' }).execute();
+    await t.database.db
+      .insertInto('video_files')
+      .values({ video_id: videoId, custom_identifier: null, quality: 'sd', path: key, created_at: now, content_type: 'video/mp4' })
+      .execute();
     await t.database.db.updateTable('videos').set({ status: 'ready' }).where('id', '=', videoId).execute();
     return player;
   }
@@ -90,7 +93,13 @@ describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
 
   it('shows a CTA in its sandboxed frame at its second, under the CSP, and closes it', async () => {
     const player = await playablePlayer();
-    const cta = await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 0, duration: 30, width: 260, html: '<p id="offer">Buy now</p>' });
+    const cta = await org.api.post(`${P}/ctas`, {
+      chapter_id: player.chapters_attributes[0].id,
+      second: 0,
+      duration: 30,
+      width: 260,
+      html: '<p id="offer">Buy now</p>',
+    });
     expect(cta.status).toBe(201);
     const { page, problems } = await open(`${base}/watch/${player.uuid}`);
     try {
@@ -111,7 +120,11 @@ describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
 
   it('holds playback behind the email gate until an address is given in its frame', async () => {
     const player = await playablePlayer();
-    const gate = await org.api.post(`${P}/ctas/default_email_gate`, { chapter_id: player.chapters_attributes[0].id, is_closeable: false, is_new_contact: false });
+    const gate = await org.api.post(`${P}/ctas/default_email_gate`, {
+      chapter_id: player.chapters_attributes[0].id,
+      is_closeable: false,
+      is_new_contact: false,
+    });
     expect(gate.status).toBe(201);
     const { page, problems } = await open(`${base}/watch/${player.uuid}`);
     try {
@@ -124,7 +137,12 @@ describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
       expect(await overlay.locator('.rb-close').count()).toBe(0);
       await page.waitForFunction(() => document.querySelector('video')!.paused);
       // Play is refused while the gate is open.
-      await page.evaluate(() => document.querySelector('video')!.play().catch(() => {}));
+      await page.evaluate(() =>
+        document
+          .querySelector('video')!
+          .play()
+          .catch(() => {}),
+      );
       await page.waitForTimeout(300);
       expect(await page.evaluate(() => document.querySelector('video')!.paused)).toBe(true);
 
@@ -147,9 +165,15 @@ describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
 
   it('reports the views, the attention and the address given to the analytics webhooks', async () => {
     const player = await playablePlayer();
-    const gate = await org.api.post(`${P}/ctas/default_email_gate`, { chapter_id: player.chapters_attributes[0].id, is_closeable: false, is_new_contact: false });
+    const gate = await org.api.post(`${P}/ctas/default_email_gate`, {
+      chapter_id: player.chapters_attributes[0].id,
+      is_closeable: false,
+      is_new_contact: false,
+    });
     expect(gate.status).toBe(201);
-    expect((await org.api.post(`${P}/organizations/${org.organizationId}/webhooks/analytics`, { url: 'https://hooks.example.com/analytics' })).status).toBe(201);
+    expect((await org.api.post(`${P}/organizations/${org.organizationId}/webhooks/analytics`, { url: 'https://hooks.example.com/analytics' })).status).toBe(
+      201,
+    );
     const { page, problems } = await open(`${base}/watch/${player.uuid}`);
     try {
       await page.click('.rb-play');
@@ -161,9 +185,14 @@ describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
         (await t.database.db.selectFrom('jobs').select('payload').where('type', '=', 'webhook.notify').orderBy('id').execute())
           .map((j) => JSON.parse(j.payload).body)
           .filter((b) => b.player_uuid === player.uuid);
-      for (const end = Date.now() + 5_000; (await messages()).length < 7 && Date.now() < end; ) await page.waitForTimeout(50);
+      for (const end = Date.now() + 5_000; (await messages()).length < 7 && Date.now() < end;) await page.waitForTimeout(50);
       const bodies = await messages();
-      expect(bodies.filter((b) => b.type === 'view').map((b) => b.percent_watched).sort((a, b) => a - b)).toEqual([0, 25, 50, 75, 100]);
+      expect(
+        bodies
+          .filter((b) => b.type === 'view')
+          .map((b) => b.percent_watched)
+          .sort((a, b) => a - b),
+      ).toEqual([0, 25, 50, 75, 100]);
       expect(bodies.find((b) => b.type === 'identified_view')?.email).toBe('fan@example.com');
       const attention = bodies.find((b) => b.type === 'attention_span');
       // Watched once from start to end: every twentieth once.
@@ -177,14 +206,33 @@ describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
   });
 
   it('plays a live broadcast through hls.js where the browser has no HLS of its own', async () => {
-    const created = await org.api.post(`${P}/organizations/${org.organizationId}/live`, { video_options: { video_name: 'On air', description: 'x', stream_tags: ['live'] } });
+    const created = await org.api.post(`${P}/organizations/${org.organizationId}/live`, {
+      video_options: { video_name: 'On air', description: 'x', stream_tags: ['live'] },
+    });
     expect(created.status, created.raw).toBe(201);
     const instance = (await org.api.get(`${P}/organizations/${org.organizationId}/live/${created.body.stream_instance_id}`)).body.instance_details;
     // A broadcast as the packager leaves it: one part of MPEG-TS segments with its playlist.
     const part = path.join(liveDir(t.config.dataDir, instance.player_uuid), 'p0001');
     fs.mkdirSync(part, { recursive: true });
-    await run(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-y', '-i', media.small, '-c', 'copy', '-f', 'hls', '-hls_time', '1', '-hls_list_size', '0',
-      '-hls_segment_filename', path.join(part, 's%05d.ts'), path.join(part, 'index.m3u8')]);
+    await run(ffmpegPath, [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-y',
+      '-i',
+      media.small,
+      '-c',
+      'copy',
+      '-f',
+      'hls',
+      '-hls_time',
+      '1',
+      '-hls_list_size',
+      '0',
+      '-hls_segment_filename',
+      path.join(part, 's%05d.ts'),
+      path.join(part, 'index.m3u8'),
+    ]);
     await t.database.db.updateTable('live_stream_instances').set({ status: 'live' }).where('id', '=', created.body.stream_instance_id).execute();
 
     const page = await browser.newPage();

@@ -58,7 +58,10 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
       const key = `videos/${videoId}/test/${quality}.mp4`;
       fs.mkdirSync(path.join(t.config.mediaDir, path.dirname(key)), { recursive: true });
       fs.writeFileSync(path.join(t.config.mediaDir, key), `${quality} bytes of ${videoId}`);
-      await t.database.db.insertInto('video_files').values({ video_id: videoId, custom_identifier: null, quality, path: key, created_at: now, content_type: 'video/mp4' }).execute();
+      await t.database.db
+        .insertInto('video_files')
+        .values({ video_id: videoId, custom_identifier: null, quality, path: key, created_at: now, content_type: 'video/mp4' })
+        .execute();
     }
     await t.database.db.updateTable('videos').set({ status: 'ready' }).where('id', '=', videoId).execute();
   }
@@ -85,7 +88,9 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
         [1, player.chapters_attributes[1].video_attributes.name, 'processing'],
       ]);
       expect(res.html).toContain('This video is being processed');
-      expect(res.html).toMatch(/<link rel="alternate" type="application\/json\+oembed" href="http:\/\/reelbase.test\/dashboard\/v1.1\/oembed\?url=http%3A%2F%2Freelbase.test%2Fwatch%2F[0-9a-f-]+&amp;format=json"/);
+      expect(res.html).toMatch(
+        /<link rel="alternate" type="application\/json\+oembed" href="http:\/\/reelbase.test\/dashboard\/v1.1\/oembed\?url=http%3A%2F%2Freelbase.test%2Fwatch%2F[0-9a-f-]+&amp;format=json"/,
+      );
       // The nonce of the script tag is the one the policy allows.
       const nonce = /'nonce-([^']+)'/.exec(csp)![1];
       expect(res.html).toContain(`<script src="/web/player.js" nonce="${nonce}"></script>`);
@@ -105,7 +110,10 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
       const res = await page(`/watch/${player.uuid}`);
       const [chapter] = configOf(res.html).chapters;
       expect(chapter.state).toBe('ready');
-      expect(chapter.sources.map((s: any) => [s.quality, s.type])).toEqual([['hd', 'video/mp4'], ['sd', 'video/mp4']]);
+      expect(chapter.sources.map((s: any) => [s.quality, s.type])).toEqual([
+        ['hd', 'video/mp4'],
+        ['sd', 'video/mp4'],
+      ]);
       expect(chapter.captions.map((c: any) => c.srclang)).toEqual(['en']);
       expect(res.html).toContain('<source src="');
       expect(res.html).toContain('<track kind="subtitles"');
@@ -123,19 +131,46 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
     it("hands the player its public CTAs and events, the organization's defaults on the first chapter, and leaves drafts out", async () => {
       const player = await createPlayer(org.api, {}, 2);
       const [first, second] = player.chapters_attributes;
-      const cta = await org.api.post(`${P}/ctas`, { chapter_id: second.id, second: 3, duration: 5, width: 250, html: '</script><a href="https://example.com">Buy</a>' });
+      const cta = await org.api.post(`${P}/ctas`, {
+        chapter_id: second.id,
+        second: 3,
+        duration: 5,
+        width: 250,
+        html: '</script><a href="https://example.com">Buy</a>',
+      });
       expect(cta.status).toBe(201);
       const postroll = await org.api.post(`${P}/ctas`, { chapter_id: first.id, second: -1, auto_close: false, width: 300, html: 'Thanks for watching' });
       expect(postroll.status).toBe(201);
-      const draft = await org.api.post(`${P}/events`, { event_type: 'annotation', chapter_id: first.id, second: 1, duration: 2, html: 'draft', state: 'draft' });
+      const draft = await org.api.post(`${P}/events`, {
+        event_type: 'annotation',
+        chapter_id: first.id,
+        second: 1,
+        duration: 2,
+        html: 'draft',
+        state: 'draft',
+      });
       expect(draft.status).toBe(201);
       const orgDefault = await org.api.post(`${P}/ctas`, { second: 0, duration: 4, width: 200, html: 'Everywhere' });
       expect(orgDefault.status).toBe(201);
 
       const config = configOf((await page(`/watch/${player.uuid}`)).html);
-      expect(config.chapters[0].events.map((e: any) => [e.id, e.second])).toEqual([[orgDefault.body.id, 0], [postroll.body.id, -1]]);
+      expect(config.chapters[0].events.map((e: any) => [e.id, e.second])).toEqual([
+        [orgDefault.body.id, 0],
+        [postroll.body.id, -1],
+      ]);
       expect(config.chapters[1].events).toEqual([
-        { id: cta.body.id, event_type: 'simple_overlay', second: 3, duration: 5, auto_close: true, closeable: expect.any(Boolean), fullscreen: false, width: 250, html: '</script><a href="https://example.com">Buy</a>', background_color: null },
+        {
+          id: cta.body.id,
+          event_type: 'simple_overlay',
+          second: 3,
+          duration: 5,
+          auto_close: true,
+          closeable: expect.any(Boolean),
+          fullscreen: false,
+          width: 250,
+          html: '</script><a href="https://example.com">Buy</a>',
+          background_color: null,
+        },
       ]);
       // Another organization's default is not shown.
       const other = await createOrg(t);
@@ -144,7 +179,9 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
     });
 
     it("plays a live instance's broadcast over HLS while it airs, and its recording once ready", async () => {
-      const created = await org.api.post(`${P}/organizations/${org.organizationId}/live`, { video_options: { video_name: 'Town hall', description: 'Monthly', stream_tags: ['all-hands'] } });
+      const created = await org.api.post(`${P}/organizations/${org.organizationId}/live`, {
+        video_options: { video_name: 'Town hall', description: 'Monthly', stream_tags: ['all-hands'] },
+      });
       expect(created.status, created.raw).toBe(201);
       expect(created.status).toBe(201);
       const instance = (await org.api.get(`${P}/organizations/${org.organizationId}/live/${created.body.stream_instance_id}`)).body.instance_details;
@@ -152,7 +189,10 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
       expect(before.chapters[0].state).toBe('processing');
       await t.database.db.updateTable('live_stream_instances').set({ status: 'live' }).where('id', '=', created.body.stream_instance_id).execute();
       const airing = configOf((await page(`/watch/${instance.player_uuid}`)).html);
-      expect(airing.chapters[0]).toMatchObject({ state: 'live', sources: [{ src: `http://reelbase.test/live/${instance.player_uuid}/index.m3u8`, type: 'application/vnd.apple.mpegurl', quality: 'live' }] });
+      expect(airing.chapters[0]).toMatchObject({
+        state: 'live',
+        sources: [{ src: `http://reelbase.test/live/${instance.player_uuid}/index.m3u8`, type: 'application/vnd.apple.mpegurl', quality: 'live' }],
+      });
       await makeReady(instance.video_id, ['sd']);
       const recorded = configOf((await page(`/watch/${instance.player_uuid}`)).html);
       expect(recorded.chapters[0].state).toBe('ready');
@@ -160,7 +200,14 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
     });
 
     it('carries the settings the player script needs', async () => {
-      const player = await createPlayer(org.api, { autoplay: true, mute_onload: true, color: '#FF0088', redirect_url: 'https://example.com/next', redirect_whole_page: true, playlist_always_open: true });
+      const player = await createPlayer(org.api, {
+        autoplay: true,
+        mute_onload: true,
+        color: '#FF0088',
+        redirect_url: 'https://example.com/next',
+        redirect_whole_page: true,
+        playlist_always_open: true,
+      });
       const res = await page(`/watch/${player.uuid}`);
       expect(configOf(res.html).settings).toEqual({
         autoplay: true,
@@ -198,7 +245,7 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
       }
     });
 
-    it('is refused to an address in the organization\'s blocked ranges, and only there', async () => {
+    it("is refused to an address in the organization's blocked ranges, and only there", async () => {
       const player = await createPlayer(org.api);
       const blocked = await org.api.post(`${P}/blacklisted_ip_ranges`, { ip_range: '198.51.100.0/24' });
       expect(blocked.status).toBe(201);
@@ -234,7 +281,9 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
       expect(res.headers['content-security-policy']).toMatch(/frame-ancestors \*$/);
       expect(configOf(res.html).kind).toBe('embed');
       expect(res.html).toContain('<body class="rb-embed">');
-      expect((await t.app.inject({ method: 'DELETE', url: `${P}/players/uuid=${player.uuid}/embed`, headers: { authorization: `Bearer ${org.token}` } })).statusCode).toBe(200);
+      expect(
+        (await t.app.inject({ method: 'DELETE', url: `${P}/players/uuid=${player.uuid}/embed`, headers: { authorization: `Bearer ${org.token}` } })).statusCode,
+      ).toBe(200);
       const refused = await page(`/embed/${player.uuid}`);
       expect(refused.status).toBe(403);
       expect(refused.html).toContain('Embedding disabled');
@@ -244,7 +293,9 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
     it('may only be framed by the allowed domains and their subdomains', async () => {
       const player = await createPlayer(org.api, { whitelisted_embed_domains: ['example.com'] });
       const res = await page(`/embed/${player.uuid}`);
-      expect(res.headers['content-security-policy']).toMatch(/frame-ancestors 'self' https:\/\/example\.com https:\/\/\*\.example\.com http:\/\/example\.com http:\/\/\*\.example\.com$/);
+      expect(res.headers['content-security-policy']).toMatch(
+        /frame-ancestors 'self' https:\/\/example\.com https:\/\/\*\.example\.com http:\/\/example\.com http:\/\/\*\.example\.com$/,
+      );
       expect((await page(`/embed/${player.uuid}`, { headers: { referer: 'https://blog.example.com/post' } })).status).toBe(200);
       expect((await page(`/embed/${player.uuid}`, { headers: { referer: 'https://example.com/' } })).status).toBe(200);
       const elsewhere = await page(`/embed/${player.uuid}`, { headers: { referer: 'https://notexample.com/' } });
@@ -256,7 +307,9 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
       const player = await createPlayer(org.api);
       const managers = await org.api.get(`${P}/access_managers?player_id=${player.id}`);
       const manager = managers.body.find((m: any) => m.player_id === player.id);
-      expect((await org.api.patch(`${P}/access_managers/${manager.id}`, { whitelisted_domains_enabled: true, whitelisted_domains: ['partner.org'] })).status).toBe(200);
+      expect(
+        (await org.api.patch(`${P}/access_managers/${manager.id}`, { whitelisted_domains_enabled: true, whitelisted_domains: ['partner.org'] })).status,
+      ).toBe(200);
       expect((await page(`/embed/${player.uuid}`, { headers: { referer: 'https://partner.org/x' } })).status).toBe(200);
       expect((await page(`/embed/${player.uuid}`, { headers: { referer: 'https://other.org/x' } })).status).toBe(403);
     });
@@ -294,7 +347,12 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
       const player = await createPlayer(org.api, { access_code: 'c0de' });
       const managers = await org.api.get(`${P}/access_managers?player_id=${player.id}`);
       const manager = managers.body.find((m: any) => m.player_id === player.id);
-      const patched = await org.api.patch(`${P}/access_managers/${manager.id}`, { enabled: true, max_access_code_uses: 2, custom_denial_message: 'Ask Sam for the code.', custom_approval_message: 'Welcome, partner.' });
+      const patched = await org.api.patch(`${P}/access_managers/${manager.id}`, {
+        enabled: true,
+        max_access_code_uses: 2,
+        custom_denial_message: 'Ask Sam for the code.',
+        custom_approval_message: 'Welcome, partner.',
+      });
       expect(patched.status).toBe(200);
       expect((await page(`/watch/${player.uuid}`, { form: { access_code: 'bad' } })).html).toContain('Ask Sam for the code.');
       const first = await page(`/watch/${player.uuid}`, { form: { access_code: 'c0de' } });
@@ -333,7 +391,10 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
     it('describes a watch or embed URL, responsive on v1.1 and fixed-size on v1, without a token', async () => {
       const named = await createOrg(t, 'Studio Nord');
       const player = await createPlayer(named.api, { name: 'Demo "day"', width: 1280, height: 720 });
-      const anonymous = await t.app.inject({ method: 'GET', url: `/dashboard/v1.1/oembed?url=${encodeURIComponent(`http://reelbase.test/watch/${player.uuid}`)}` });
+      const anonymous = await t.app.inject({
+        method: 'GET',
+        url: `/dashboard/v1.1/oembed?url=${encodeURIComponent(`http://reelbase.test/watch/${player.uuid}`)}`,
+      });
       expect(anonymous.statusCode).toBe(200);
       const body = JSON.parse(anonymous.body);
       expect(body).toEqual({
@@ -351,17 +412,31 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
       expect(fixed.status).toBe(200);
       expect(fixed.body.width).toBe(640);
       expect(fixed.body.height).toBe(360);
-      expect(fixed.body.html).toBe(`<iframe src="http://reelbase.test/embed/${player.uuid}" width="640" height="360" title="Demo &quot;day&quot;" frameborder="0" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`);
+      expect(fixed.body.html).toBe(
+        `<iframe src="http://reelbase.test/embed/${player.uuid}" width="640" height="360" title="Demo &quot;day&quot;" frameborder="0" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`,
+      );
       // The root aliases of DESIGN §1.
-      const root = await t.app.inject({ method: 'GET', url: `/v1/oembed?url=${encodeURIComponent(`http://reelbase.test/watch/${player.uuid}`)}&maxheight=180` });
+      const root = await t.app.inject({
+        method: 'GET',
+        url: `/v1/oembed?url=${encodeURIComponent(`http://reelbase.test/watch/${player.uuid}`)}&maxheight=180`,
+      });
       expect(root.statusCode).toBe(200);
       expect(JSON.parse(root.body)).toMatchObject({ width: 320, height: 180 });
-      expect((await t.app.inject({ method: 'GET', url: `/dashboard/v1.1/oembed.json?url=${encodeURIComponent(`http://reelbase.test/watch/${player.uuid}`)}` })).statusCode).toBe(200);
+      expect(
+        (await t.app.inject({ method: 'GET', url: `/dashboard/v1.1/oembed.json?url=${encodeURIComponent(`http://reelbase.test/watch/${player.uuid}`)}` }))
+          .statusCode,
+      ).toBe(200);
     });
 
     it("answers URLs that are not this service's pages with 404, XML with 501, and bad parameters with 4xx", async () => {
       const player = await createPlayer(org.api);
-      for (const url of [`https://elsewhere.example/watch/${player.uuid}`, `http://reelbase.test/players/${player.uuid}`, 'http://reelbase.test/watch/00000000-0000-4000-8000-000000000000', 'not a url', `ftp://reelbase.test/watch/${player.uuid}`]) {
+      for (const url of [
+        `https://elsewhere.example/watch/${player.uuid}`,
+        `http://reelbase.test/players/${player.uuid}`,
+        'http://reelbase.test/watch/00000000-0000-4000-8000-000000000000',
+        'not a url',
+        `ftp://reelbase.test/watch/${player.uuid}`,
+      ]) {
         const res = await oembed(url);
         expect(res.status, url).toBe(404);
         expect(res.body.code).toBe('not_found');
@@ -378,17 +453,38 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
 
     it('refuses a player whose embedding is disabled, and names a thumbnail when one is selected', async () => {
       const player = await createPlayer(org.api);
-      expect((await t.app.inject({ method: 'DELETE', url: `${P}/players/uuid=${player.uuid}/embed`, headers: { authorization: `Bearer ${org.token}` } })).statusCode).toBe(200);
+      expect(
+        (await t.app.inject({ method: 'DELETE', url: `${P}/players/uuid=${player.uuid}/embed`, headers: { authorization: `Bearer ${org.token}` } })).statusCode,
+      ).toBe(200);
       const res = await oembed(`http://reelbase.test/watch/${player.uuid}`);
       expect(res.status).toBe(403);
       const withThumb = await createPlayer(org.api);
       const now = Math.floor(Date.now() / 1000);
       await t.database.db
         .insertInto('thumbnails')
-        .values({ organization_id: org.organizationId, video_id: withThumb.chapters_attributes[0].video_id, uuid: 'b7c6a1e2-0000-4000-8000-000000000001', kind: 'custom', path: null, url: 'https://images.example.com/t.jpg', millisecond: null, width: 1280, height: 720, selected: true, created_at: now, updated_at: now })
+        .values({
+          organization_id: org.organizationId,
+          video_id: withThumb.chapters_attributes[0].video_id,
+          uuid: 'b7c6a1e2-0000-4000-8000-000000000001',
+          kind: 'custom',
+          path: null,
+          url: 'https://images.example.com/t.jpg',
+          millisecond: null,
+          width: 1280,
+          height: 720,
+          selected: true,
+          created_at: now,
+          updated_at: now,
+        })
         .execute();
       const described = await oembed(`http://reelbase.test/watch/${withThumb.uuid}`, 'v1.1', '&maxwidth=320');
-      expect(described.body).toMatchObject({ thumbnail_url: 'https://images.example.com/t.jpg', thumbnail_width: 320, thumbnail_height: 180, width: 320, height: 180 });
+      expect(described.body).toMatchObject({
+        thumbnail_url: 'https://images.example.com/t.jpg',
+        thumbnail_width: 320,
+        thumbnail_height: 180,
+        width: 320,
+        height: 180,
+      });
       const html = (await page(`/watch/${withThumb.uuid}`)).html;
       expect(html).toContain('poster="https://images.example.com/t.jpg"');
       expect(html).toContain('<meta property="og:image" content="https://images.example.com/t.jpg">');

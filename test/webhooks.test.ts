@@ -27,7 +27,11 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
     origin = await startOrigin(dir);
     t = await createTestApp(dialect, { UPLOAD_ALLOWED_HOSTS: `127.0.0.1:${origin.port}`, DATA_DIR: dir });
     org = await createOrg(t, 'Hooked Org');
-    runner = new JobRunner(t.database.db, { handlers: jobHandlers(createContainer({ config: t.config, database: t.database })), backoff: () => 10, pollMs: 10 });
+    runner = new JobRunner(t.database.db, {
+      handlers: jobHandlers(createContainer({ config: t.config, database: t.database })),
+      backoff: () => 10,
+      pollMs: 10,
+    });
   });
 
   afterAll(async () => {
@@ -38,9 +42,14 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
 
   /** Runs the queue until no webhook message is waiting. */
   async function deliver() {
-    for (const end = Date.now() + 20_000; ; ) {
+    for (const end = Date.now() + 20_000; ;) {
       await runner.drain();
-      const open = await t.database.db.selectFrom('jobs').select('id').where('type', '=', 'webhook.notify').where('status', 'in', ['queued', 'running']).execute();
+      const open = await t.database.db
+        .selectFrom('jobs')
+        .select('id')
+        .where('type', '=', 'webhook.notify')
+        .where('status', 'in', ['queued', 'running'])
+        .execute();
       if (open.length === 0) return;
       if (Date.now() > end) throw new Error('webhook messages still open');
       await new Promise((r) => setTimeout(r, 15));
@@ -51,12 +60,24 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
 
   describe('registration', () => {
     it('registers an analytics webhook (201), lists it without its key, and deletes it', async () => {
-      const res = await org.api.post(`${P}/organizations/${org.organizationId}/webhooks/analytics`, { url: 'https://hooks.example.com/a', security_key: 'my-shared-secret', event_subscriptions: ['view'] });
+      const res = await org.api.post(`${P}/organizations/${org.organizationId}/webhooks/analytics`, {
+        url: 'https://hooks.example.com/a',
+        security_key: 'my-shared-secret',
+        event_subscriptions: ['view'],
+      });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ webhook_id: expect.any(Number), status: 'Successfully registered the webhook', security_key: 'my-shared-secret' });
       const list = await org.api.get(`${P}/organizations/${org.organizationId}/webhooks/analytics`);
       expect(list.status).toBe(200);
-      expect(list.body).toEqual([{ id: res.body.webhook_id, url: 'https://hooks.example.com/a', event_subscriptions: ['view'], created_at: expect.any(Number), updated_at: expect.any(Number) }]);
+      expect(list.body).toEqual([
+        {
+          id: res.body.webhook_id,
+          url: 'https://hooks.example.com/a',
+          event_subscriptions: ['view'],
+          created_at: expect.any(Number),
+          updated_at: expect.any(Number),
+        },
+      ]);
       expect(list.raw).not.toContain('my-shared-secret');
       const csv = await org.api.get(`${P}/organizations/${org.organizationId}/webhooks/analytics`, { accept: 'text/csv' });
       expect(csv.status).toBe(200);
@@ -72,7 +93,14 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       expect(res.status).toBe(201);
       expect(res.body.security_key).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
       const [hook] = (await org.api.get(`${P}/organizations/${org.organizationId}/webhooks/players`)).body.filter((h: any) => h.id === res.body.webhook_id);
-      expect(hook.event_subscriptions).toEqual(['videofacade_create', 'videofacade_update', 'videofacade_destroy', 'playlist_create', 'playlist_update', 'playlist_destroy']);
+      expect(hook.event_subscriptions).toEqual([
+        'videofacade_create',
+        'videofacade_update',
+        'videofacade_destroy',
+        'playlist_create',
+        'playlist_update',
+        'playlist_destroy',
+      ]);
       // An analytics id is not a player webhook's.
       expect((await org.api.delete(`${P}/organizations/${org.organizationId}/webhooks/analytics/${res.body.webhook_id}`)).status).toBe(404);
       expect((await org.api.delete(`${P}/organizations/${org.organizationId}/webhooks/players/${res.body.webhook_id}`)).status).toBe(200);
@@ -131,7 +159,10 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
   describe('player changes', () => {
     it('are delivered signed, named videofacade_* or playlist_* by chapter count, with the player', async () => {
       const own = await createOrg(t, 'Player Watchers');
-      const reg = await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/players`, { url: `${origin.base}/hook?players`, security_key: 'whsec_c2VjcmV0LWtleS1vZi10aGUtdGVzdA==' });
+      const reg = await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/players`, {
+        url: `${origin.base}/hook?players`,
+        security_key: 'whsec_c2VjcmV0LWtleS1vZi10aGUtdGVzdA==',
+      });
       expect(reg.status).toBe(201);
       const single = await createPlayer(own.api, { name: 'One' }, 1);
       const many = await createPlayer(own.api, { name: 'Two' }, 2);
@@ -154,7 +185,12 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
         expect(hook.headers['webhook-id']).toMatch(/^msg_[0-9a-f-]{36}$/);
         expect(Math.abs(Number(hook.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
         const body = JSON.parse(hook.body);
-        expect(body).toMatchObject({ request_id: hook.headers['webhook-id'], organization_id: own.organizationId, organization_name: 'Player Watchers', security_key: 'whsec_c2VjcmV0LWtleS1vZi10aGUtdGVzdA==' });
+        expect(body).toMatchObject({
+          request_id: hook.headers['webhook-id'],
+          organization_id: own.organizationId,
+          organization_name: 'Player Watchers',
+          security_key: 'whsec_c2VjcmV0LWtleS1vZi10aGUtdGVzdA==',
+        });
         expect(body.player.uuid).toBe(body.player_uuid);
       }
       expect(JSON.parse(hooks.find((h) => JSON.parse(h.body).type === 'videofacade_create')!.body).player.chapters_attributes).toHaveLength(1);
@@ -162,7 +198,10 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
 
     it('sends only the events subscribed to, nothing for a rolled-back change, and nothing after deletion', async () => {
       const own = await createOrg(t);
-      const reg = await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/players`, { url: `${origin.base}/hook?subscribed`, event_subscriptions: ['videofacade_destroy'] });
+      const reg = await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/players`, {
+        url: `${origin.base}/hook?subscribed`,
+        event_subscriptions: ['videofacade_destroy'],
+      });
       const player = await createPlayer(own.api);
       // A failed update (validation) changes nothing and announces nothing.
       expect((await own.api.patch(`${P}/players/${player.id}`, { width: 0 })).status).toBe(422);
@@ -177,15 +216,25 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
 
     it('announce a chapter added, moved or removed as an update of its player', async () => {
       const own = await createOrg(t);
-      await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/players`, { url: `${origin.base}/hook?chapters`, event_subscriptions: ['videofacade_update', 'playlist_update'] });
+      await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/players`, {
+        url: `${origin.base}/hook?chapters`,
+        event_subscriptions: ['videofacade_update', 'playlist_update'],
+      });
       const player = await createPlayer(own.api, {}, 1);
-      const added = await own.api.post(`${P}/chapters`, { player_id: player.id, video_attributes: { name: 'Second', upload_url: 'https://media.example.com/2.mp4' } });
+      const added = await own.api.post(`${P}/chapters`, {
+        player_id: player.id,
+        video_attributes: { name: 'Second', upload_url: 'https://media.example.com/2.mp4' },
+      });
       expect(added.status).toBe(201);
       expect((await own.api.put(`${P}/chapters/${added.body.id}`, { position: 0 })).status).toBe(200);
       expect((await own.api.delete(`${P}/chapters/${added.body.id}`)).status).toBe(200);
       await deliver();
       const bodies = hooksFor('chapters').map((h) => JSON.parse(h.body));
-      expect(bodies.map((b) => `${b.type} ${b.player.chapters_attributes.length}`).sort()).toEqual(['playlist_update 2', 'playlist_update 2', 'videofacade_update 1']);
+      expect(bodies.map((b) => `${b.type} ${b.player.chapters_attributes.length}`).sort()).toEqual([
+        'playlist_update 2',
+        'playlist_update 2',
+        'videofacade_update 1',
+      ]);
       // The move is announced with the chapter in its new place.
       expect(bodies.filter((b) => b.player.chapters_attributes.find((c: any) => c.position === 0).id === added.body.id)).toHaveLength(1);
     });
@@ -200,7 +249,12 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       const attempts = origin.received.filter((r) => r.url === '/status/503?retry');
       expect(attempts.length).toBeGreaterThanOrEqual(2);
       expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
-      const job = await t.database.db.selectFrom('jobs').select(['attempts', 'max_attempts', 'status']).where('type', '=', 'webhook.notify').orderBy('id', 'desc').executeTakeFirstOrThrow();
+      const job = await t.database.db
+        .selectFrom('jobs')
+        .select(['attempts', 'max_attempts', 'status'])
+        .where('type', '=', 'webhook.notify')
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
       expect(job.max_attempts).toBe(30);
       expect(job.attempts).toBeGreaterThanOrEqual(2);
       await t.database.db.deleteFrom('jobs').where('type', '=', 'webhook.notify').where('status', '=', 'queued').execute();
@@ -209,12 +263,24 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
 
   describe("viewers' reports", () => {
     const beacon = (uuid: string, body: Record<string, unknown>, ip = '203.0.113.9') =>
-      t.app.inject({ method: 'POST', url: `/watch/${uuid}/analytics`, remoteAddress: ip, payload: { player_load_id: 'load-1', visitor_uuid: 'visitor-1', chapter: 0, ...body } });
+      t.app.inject({
+        method: 'POST',
+        url: `/watch/${uuid}/analytics`,
+        remoteAddress: ip,
+        payload: { player_load_id: 'load-1', visitor_uuid: 'visitor-1', chapter: 0, ...body },
+      });
 
     it('go to the analytics webhooks subscribed to their type, with the payload the reference describes', async () => {
       const own = await createOrg(t, 'Analytics Org');
-      const views = await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/analytics`, { url: `${origin.base}/hook?views`, security_key: 'view-secret-123', event_subscriptions: ['view'] });
-      const all = await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/analytics`, { url: `${origin.base}/hook?all`, security_key: 'all-secret-1234' });
+      const views = await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/analytics`, {
+        url: `${origin.base}/hook?views`,
+        security_key: 'view-secret-123',
+        event_subscriptions: ['view'],
+      });
+      const all = await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/analytics`, {
+        url: `${origin.base}/hook?all`,
+        security_key: 'all-secret-1234',
+      });
       expect([views.status, all.status]).toEqual([201, 201]);
       const player = await createPlayer(own.api, { name: 'Watched' }, 2);
       const second = player.chapters_attributes.find((c: any) => c.position === 1);
@@ -234,7 +300,8 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
         visitor_vidyard_uuid: 'visitor-1',
         organization_id: own.organizationId,
         organization_name: 'Analytics Org',
-        account_id: (await t.database.db.selectFrom('organizations').select('account_id').where('id', '=', own.organizationId).executeTakeFirstOrThrow()).account_id,
+        account_id: (await t.database.db.selectFrom('organizations').select('account_id').where('id', '=', own.organizationId).executeTakeFirstOrThrow())
+          .account_id,
         player_uuid: player.uuid,
         player_name: 'Watched',
         video_id: second.video_id,
@@ -265,7 +332,12 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       const blocked = await own.api.post(`${P}/blacklisted_ip_ranges`, { ip_range: '198.18.0.0/15' });
       expect(blocked.status).toBe(201);
       expect((await beacon(player.uuid, { type: 'view', percent_watched: 0 }, '198.18.0.1')).statusCode).toBe(404);
-      const notJson = await t.app.inject({ method: 'POST', url: `/watch/${player.uuid}/analytics`, headers: { 'content-type': 'text/plain' }, payload: 'view' });
+      const notJson = await t.app.inject({
+        method: 'POST',
+        url: `/watch/${player.uuid}/analytics`,
+        headers: { 'content-type': 'text/plain' },
+        payload: 'view',
+      });
       expect(notJson.statusCode).toBe(415);
       await deliver();
       expect(hooksFor('refused')).toEqual([]);

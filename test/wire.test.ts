@@ -43,12 +43,16 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
     if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (field += '"', i++);
-      else if (ch === '"') quoted = false;
+      if (ch === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
       else field += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ',') (row.push(field), (field = ''));
-    else if (ch === '\n' || ch === '\r') {
+    else if (ch === ',') {
+      row.push(field);
+      field = '';
+    } else if (ch === '\n' || ch === '\r') {
       if (ch === '\r' && text[i + 1] === '\n') i++;
       row.push(field);
       rows.push(row);
@@ -56,15 +60,18 @@ function parseCsv(text: string): string[][] {
       field = '';
     } else field += ch;
   }
-  if (field !== '' || row.length > 0) (row.push(field), rows.push(row));
+  if (field !== '' || row.length > 0) {
+    row.push(field);
+    rows.push(row);
+  }
   return rows;
 }
 
 /** How a JSON value of a list item is expected to look in one CSV cell. */
 function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (Array.isArray(value)) return JSON.stringify(value);
-  return String(value);
+  // Numbers and booleans print the same either way; arrays and objects as JSON.
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 describe.each(dialects)('wire conventions on %s', (dialect) => {
@@ -230,10 +237,12 @@ describe.each(dialects)('wire conventions on %s', (dialect) => {
         const columns = csv[0].length;
         const rows: string[][] = [];
         sheet.eachRow({ includeEmpty: true }, (row) => {
-          rows.push(Array.from({ length: columns }, (_, i) => {
-            const v = row.getCell(i + 1).value;
-            return v === null || v === undefined ? '' : String(v);
-          }));
+          rows.push(
+            Array.from({ length: columns }, (_, i) => {
+              const v = row.getCell(i + 1).value;
+              return v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+            }),
+          );
         });
         expect(rows).toEqual(csv);
         // Numbers stay numbers in the workbook.
@@ -309,15 +318,19 @@ describe.each(dialects)('wire conventions on %s', (dialect) => {
       registerErrorHandling(mini);
       registerValidation(mini);
       registerRequestParsing(mini);
-      mini.get('/echo', {
-        schema: {
-          querystring: Type.Object({
-            states: Type.Optional(Type.Array(Type.Union([Type.Literal('upcoming'), Type.Literal('ongoing'), Type.Literal('finished')]))),
-            ids: Type.Optional(Type.Array(Type.Integer())),
-            name: Type.Optional(Type.String()),
-          }),
+      mini.get(
+        '/echo',
+        {
+          schema: {
+            querystring: Type.Object({
+              states: Type.Optional(Type.Array(Type.Union([Type.Literal('upcoming'), Type.Literal('ongoing'), Type.Literal('finished')]))),
+              ids: Type.Optional(Type.Array(Type.Integer())),
+              name: Type.Optional(Type.String()),
+            }),
+          },
         },
-      }, async (request) => request.query);
+        async (request) => request.query,
+      );
       afterAll(() => mini.close());
       const get = async (qs: string) => {
         const res = await mini.inject({ method: 'GET', url: `/echo?${qs}` });
@@ -325,7 +338,12 @@ describe.each(dialects)('wire conventions on %s', (dialect) => {
       };
 
       it('accepts the three forms alike', async () => {
-        for (const qs of ['states[]=upcoming&states[]=ongoing', 'states=upcoming&states=ongoing', 'states=upcoming,ongoing', 'states%5B%5D=upcoming&states%5B%5D=ongoing']) {
+        for (const qs of [
+          'states[]=upcoming&states[]=ongoing',
+          'states=upcoming&states=ongoing',
+          'states=upcoming,ongoing',
+          'states%5B%5D=upcoming&states%5B%5D=ongoing',
+        ]) {
           expect(await get(qs), qs).toEqual({ status: 200, body: { states: ['upcoming', 'ongoing'] } });
         }
       });
@@ -365,7 +383,11 @@ describe.each(dialects)('wire conventions on %s', (dialect) => {
       expect(again.headers['content-type']).toBe(first.headers['content-type']);
       expect(again.headers['idempotent-replayed']).toBe('true');
       // Key order of the body and where the token is sent do not make it another request.
-      const reordered = await client(t.app).post(`${P}/players`, { auth_token: o.token, player: { chapters_attributes: body.player.chapters_attributes, name: 'Once' } }, { 'idempotency-key': 'k-1' });
+      const reordered = await client(t.app).post(
+        `${P}/players`,
+        { auth_token: o.token, player: { chapters_attributes: body.player.chapters_attributes, name: 'Once' } },
+        { 'idempotency-key': 'k-1' },
+      );
       expect(reordered.status).toBe(201);
       expect(reordered.body).toEqual(first.body);
       expect(await playerCount(o)).toBe(1);
@@ -428,7 +450,9 @@ describe.each(dialects)('wire conventions on %s', (dialect) => {
       const first = await o.api.post(`${P}/players`, body, { 'idempotency-key': 'k-old' });
       expect(first.status).toBe(201);
       // Ageing a key takes a day of wall-clock time: its created_at is moved back in the database instead.
-      await keyRow(o, 'k-old').set({ created_at: nowSeconds() - 25 * 60 * 60 }).execute();
+      await keyRow(o, 'k-old')
+        .set({ created_at: nowSeconds() - 25 * 60 * 60 })
+        .execute();
       const fresh = await o.api.post(`${P}/players`, body, { 'idempotency-key': 'k-old' });
       expect(fresh.status).toBe(201);
       expect(fresh.headers['idempotent-replayed']).toBeUndefined();
@@ -449,7 +473,9 @@ describe.each(dialects)('wire conventions on %s', (dialect) => {
 
   describe('.json suffix', () => {
     it('answers every players and videos path with .json like the bare path', async () => {
-      const created = await org.api.post(`${P}/players.json`, { player: { name: 'Suffixed', chapters_attributes: [{ position: 0, video_attributes: { name: 'S', upload_url: 'https://x.test/s.mp4' } }] } });
+      const created = await org.api.post(`${P}/players.json`, {
+        player: { name: 'Suffixed', chapters_attributes: [{ position: 0, video_attributes: { name: 'S', upload_url: 'https://x.test/s.mp4' } }] },
+      });
       expect(created.status).toBe(201);
       const id = created.body.id;
       const videoId = created.body.chapters_attributes[0].video_id;

@@ -32,12 +32,10 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultS
   // Areas add migrations independently; an older-numbered one arriving later must still apply.
   // Kysely looks for its migration tables in every PostgreSQL schema unless told which one; name the
   // current one so that databases sharing a server (tests: one schema per file) do not see each other's.
-  const migrationTableSchema = isPostgres(db)
-    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
-    : undefined;
+  const migrationTableSchema = isPostgres(db) ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
   const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
   const result = await migrator.migrateToLatest();
-  if (result.error) throw result.error;
+  if (result.error) throw result.error instanceof Error ? result.error : new Error('migration failed', { cause: result.error });
   if (isPostgres(db)) await installChangeTriggers(db);
   return result;
 }

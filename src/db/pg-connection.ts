@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import type { PostgresPool } from 'kysely';
 import type { PgChangeClock } from './change-clock.ts';
 
 /** The channel the change triggers notify on (src/db/pg-change-triggers.ts); the payload is the schema. */
@@ -44,7 +44,7 @@ export function wrapPgPool(pool: pg.Pool, onChange: () => void): PostgresPool {
           return result;
         };
       }
-      return client as unknown as PostgresPoolClient;
+      return client;
     },
     end: () => pool.end(),
   };

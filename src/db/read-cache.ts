@@ -4,7 +4,6 @@ import type { ChangeClock } from './change-clock.ts';
 
 const DEFAULT_CAPACITY = 10_000;
 
-
 /**
  * Rows read by key, kept while the database's change clock stands still: any change anywhere drops
  * them all, so a cached read never answers what a fresh query would not. Hot reads (the token of

@@ -68,5 +68,5 @@ export function wrapSqlite(db: BetterSqlite3.Database, onChange: () => void): Sq
       cache.set(sql, prepared);
       return prepared;
     },
-  } as unknown as SqliteDatabase;
+  };
 }

@@ -90,7 +90,5 @@ export function registerErrorHandling(app: FastifyInstance) {
     return sendError(reply, 'internal_error');
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, 'route_not_found', `No route matches ${request.method} ${request.url.split('?')[0]}`),
-  );
+  app.setNotFoundHandler((request, reply) => sendError(reply, 'route_not_found', `No route matches ${request.method} ${request.url.split('?')[0]}`));
 }

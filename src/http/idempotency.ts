@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addRouteHook, routeHasMethod } from './route-hooks.ts';
 import { AppError } from '../lib/errors.ts';
-import { IdempotencyService, requestFingerprint } from '../modules/idempotency/idempotency.service.ts';
+import { type IdempotencyService, requestFingerprint } from '../modules/idempotency/idempotency.service.ts';
 
 const claimed = new WeakMap<FastifyRequest, { organizationId: number; key: string }>();
 

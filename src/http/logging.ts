@@ -11,18 +11,21 @@ const SECRET_QUERY_KEYS = new Set(['auth_token', 'token', 'signature']);
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
   if (q === -1) return url;
-  const parts = url.slice(q + 1).split('&').map((part) => {
-    const eq = part.indexOf('=');
-    const rawKey = eq === -1 ? part : part.slice(0, eq);
-    let key = rawKey.replace(/\+/g, ' ');
-    try {
-      key = decodeURIComponent(key);
-    } catch {
-      // A malformed escape: the parser keeps it literally, and so can never read it as auth_token.
-    }
-    key = key.trim().toLowerCase().replace(/\[\]$/, '');
-    return eq !== -1 && SECRET_QUERY_KEYS.has(key) ? `${rawKey}=[REDACTED]` : part;
-  });
+  const parts = url
+    .slice(q + 1)
+    .split('&')
+    .map((part) => {
+      const eq = part.indexOf('=');
+      const rawKey = eq === -1 ? part : part.slice(0, eq);
+      let key = rawKey.replace(/\+/g, ' ');
+      try {
+        key = decodeURIComponent(key);
+      } catch {
+        // A malformed escape: the parser keeps it literally, and so can never read it as auth_token.
+      }
+      key = key.trim().toLowerCase().replace(/\[\]$/, '');
+      return eq !== -1 && SECRET_QUERY_KEYS.has(key) ? `${rawKey}=[REDACTED]` : part;
+    });
   return `${url.slice(0, q + 1)}${parts.join('&')}`;
 }
 

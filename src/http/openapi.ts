@@ -20,8 +20,7 @@ export async function registerOpenApi(app: FastifyInstance) {
       info: {
         title: 'Reelbase Dashboard API',
         version: '1.0.0',
-        description:
-          'Wire-compatible Dashboard API. Authenticate with `auth_token` (query or body) or `Authorization: Bearer <token>`.',
+        description: 'Wire-compatible Dashboard API. Authenticate with `auth_token` (query or body) or `Authorization: Bearer <token>`.',
       },
       components: {
         securitySchemes: {

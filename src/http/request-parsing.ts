@@ -53,7 +53,7 @@ export function registerRequestParsing(app: FastifyInstance) {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, {});
-    defaultJson(request, text, (err: Error | null, value?: unknown) => {
+    void defaultJson(request, text, (err: Error | null, value?: unknown) => {
       if (err) return done(new AppError('invalid_json'), undefined);
       // In JSON text a NUL can only be written as the escape \u0000: walk the value only then.
       const nul = text.includes('\\u0000') ? nulPath(value) : null;
@@ -70,8 +70,8 @@ export function registerRequestParsing(app: FastifyInstance) {
  * values become arrays where the schema wants one, and a wrapped body is unwrapped. Throws AppError.
  */
 function requestNormalizer(route: RouteOptions): (request: FastifyRequest) => void {
-  const hasBody = Boolean((route.schema as { body?: unknown } | undefined)?.body);
-  const props = ((route.schema as { querystring?: SchemaLike } | undefined)?.querystring)?.properties ?? {};
+  const hasBody = Boolean(route.schema?.body);
+  const props = (route.schema as { querystring?: SchemaLike } | undefined)?.querystring?.properties ?? {};
   const arrayKeys = Object.keys(props).filter((key) => isArraySchema(props[key]));
   const wrap = route.config?.wrap;
   return (request) => normalizeRequest(request, hasBody, arrayKeys, wrap);

@@ -57,6 +57,7 @@ type HookName = 'preValidation' | 'preHandler' | 'preSerialization' | 'onSend';
  * Adds a Fastify hook to one route, from an `onRoute` hook: for steps only some routes need
  * (idempotency on POST, CSV/XLSX on lists, Deprecation on deprecated routes).
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Fastify's hook signatures differ per hook name; the caller passes the one `name` expects.
 export function addRouteHook(route: RouteOptions, name: HookName, hook: (...args: any[]) => unknown): void {
   const existing = route[name] as unknown;
   const list = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
@@ -64,5 +65,5 @@ export function addRouteHook(route: RouteOptions, name: HookName, hook: (...args
 }
 
 export function routeHasMethod(route: RouteOptions, method: string): boolean {
-  return Array.isArray(route.method) ? route.method.includes(method as never) : route.method === method;
+  return Array.isArray(route.method) ? route.method.includes(method) : route.method === method;
 }

@@ -19,7 +19,13 @@ function table(items: unknown[]): { columns: string[]; rows: unknown[][] } {
   const flat = items.map((i) => flatten(i));
   const columns: string[] = [];
   const seen = new Set<string>();
-  for (const row of flat) for (const k of Object.keys(row)) if (!seen.has(k)) (seen.add(k), columns.push(k));
+  for (const row of flat) {
+    for (const k of Object.keys(row)) {
+      if (seen.has(k)) continue;
+      seen.add(k);
+      columns.push(k);
+    }
+  }
   return { columns, rows: flat.map((r) => columns.map((c) => r[c] ?? null)) };
 }
 

@@ -38,10 +38,7 @@ export class JobsRepository {
             .select('id')
             .where('type', 'in', types)
             .where((w) =>
-              w.or([
-                w.and([w('status', '=', 'queued'), w('run_at', '<=', now)]),
-                w.and([w('status', '=', 'running'), w('locked_until', '<', now)]),
-              ]),
+              w.or([w.and([w('status', '=', 'queued'), w('run_at', '<=', now)]), w.and([w('status', '=', 'running'), w('locked_until', '<', now)])]),
             )
             .orderBy('run_at')
             .orderBy('id')

@@ -34,7 +34,10 @@ export class JobRunner {
   private readonly pollMs: number;
   private readonly leaseMs: number;
 
-  constructor(db: Kysely<DB>, private readonly options: RunnerOptions) {
+  constructor(
+    db: Kysely<DB>,
+    private readonly options: RunnerOptions,
+  ) {
     this.repo = new JobsRepository(db);
     this.concurrency = options.concurrency ?? 2;
     this.pollMs = options.pollMs ?? 500;
@@ -97,10 +100,13 @@ export class JobRunner {
 
   private async execute(job: JobRow, controller: AbortController) {
     const handler = this.options.handlers[job.type];
-    const heartbeat = setInterval(async () => {
-      const kept = await this.repo.extend(job.id, this.workerId, Date.now() + this.leaseMs).catch(() => true);
-      if (!kept) controller.abort(new Error('lease lost'));
-    }, Math.max(50, Math.floor(this.leaseMs / 3)));
+    const heartbeat = setInterval(
+      async () => {
+        const kept = await this.repo.extend(job.id, this.workerId, Date.now() + this.leaseMs).catch(() => true);
+        if (!kept) controller.abort(new Error('lease lost'));
+      },
+      Math.max(50, Math.floor(this.leaseMs / 3)),
+    );
     try {
       await handler(JSON.parse(job.payload) as never, { job, signal: controller.signal });
       await this.repo.finish(job.id, this.workerId, Date.now());

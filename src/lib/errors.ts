@@ -46,5 +46,4 @@ export const notFound = (what: string, id?: string | number) =>
   new AppError('not_found', id === undefined ? `404: No ${what} exists` : `404: No ${what} exists with that id`);
 
 /** A 422 naming one field, the way schema validation names them. */
-export const invalidField = (field: string, message: string) =>
-  new AppError('validation_failed', `${field} ${message}`, [{ field, message }]);
+export const invalidField = (field: string, message: string) => new AppError('validation_failed', `${field} ${message}`, [{ field, message }]);

@@ -3,7 +3,20 @@ import { Type, type Static, type TSchema } from 'typebox';
 /** Shared schema pieces used by several areas: validation, types and OpenAPI from one definition. */
 
 // Keywords that only constrain a value of the schema's own type, so they let `null` through unchanged.
-const TYPE_SCOPED = new Set(['type', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'pattern', 'format', 'description', 'default', 'examples']);
+const TYPE_SCOPED = new Set([
+  'type',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'description',
+  'default',
+  'examples',
+]);
 
 /**
  * The schema, or null. A plain scalar becomes `{"type": [<type>, "null"]}` rather than an anyOf:

@@ -29,8 +29,18 @@ export function flvTag(type: number, timestamp: number, body: Buffer): Buffer {
 const VIDEO_CODECS: Record<number, string> = { 2: 'flv1', 3: 'flashsv', 4: 'vp6f', 5: 'vp6a', 6: 'flashsv2', 7: 'h264', 12: 'hevc', 13: 'av1' };
 const FOURCC_CODECS: Record<string, string> = { avc1: 'h264', hvc1: 'hevc', av01: 'av1', vp09: 'vp9' };
 const AUDIO_CODECS: Record<number, string> = {
-  0: 'pcm', 1: 'adpcm_swf', 2: 'mp3', 3: 'pcm_s16le', 4: 'nellymoser', 5: 'nellymoser', 6: 'nellymoser',
-  7: 'pcm_alaw', 8: 'pcm_mulaw', 10: 'aac', 11: 'speex', 14: 'mp3',
+  0: 'pcm',
+  1: 'adpcm_swf',
+  2: 'mp3',
+  3: 'pcm_s16le',
+  4: 'nellymoser',
+  5: 'nellymoser',
+  6: 'nellymoser',
+  7: 'pcm_alaw',
+  8: 'pcm_mulaw',
+  10: 'aac',
+  11: 'speex',
+  14: 'mp3',
 };
 const AAC_RATES = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350];
 const FLV_RATES = [5512, 11025, 22050, 44100];
@@ -51,7 +61,12 @@ export function videoTagInfo(body: Buffer): VideoTagInfo {
     const frameType = (b0 >> 4) & 0x07;
     const packetType = b0 & 0x0f;
     const fourcc = body.length >= 5 ? body.toString('latin1', 1, 5) : '';
-    return { codec: FOURCC_CODECS[fourcc] ?? (fourcc || null), keyframe: frameType === 1, isConfig: packetType === 0, isFrame: packetType === 1 || packetType === 3 };
+    return {
+      codec: FOURCC_CODECS[fourcc] ?? (fourcc || null),
+      keyframe: frameType === 1,
+      isConfig: packetType === 0,
+      isFrame: packetType === 1 || packetType === 3,
+    };
   }
   const frameType = b0 >> 4;
   const codecId = b0 & 0x0f;
@@ -131,7 +146,7 @@ class BitReader {
     while (this.bit() === 0) {
       if (++zeros > 31) throw new Error('bad exp-golomb');
     }
-    return (2 ** zeros - 1) + this.bits(zeros);
+    return 2 ** zeros - 1 + this.bits(zeros);
   }
 
   se(): number {

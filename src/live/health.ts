@@ -107,8 +107,8 @@ export class FeedHealth {
     const m = this.metadata;
     const video = this.rates('v', now);
     const audio = this.rates('a', now);
-    const metaVideo = m.videocodecid !== undefined ? META_VIDEO_CODECS[String(m.videocodecid)] ?? null : null;
-    const metaAudio = m.audiocodecid !== undefined ? META_AUDIO_CODECS[String(m.audiocodecid)] ?? null : null;
+    const metaVideo = typeof m.videocodecid === 'number' || typeof m.videocodecid === 'string' ? (META_VIDEO_CODECS[String(m.videocodecid)] ?? null) : null;
+    const metaAudio = typeof m.audiocodecid === 'number' || typeof m.audiocodecid === 'string' ? (META_AUDIO_CODECS[String(m.audiocodecid)] ?? null) : null;
     const metaFps = num(m.framerate) ?? num(m.fps);
     const metaVideoRate = num(m.videodatarate);
     const metaAudioRate = num(m.audiodatarate);

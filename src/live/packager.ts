@@ -55,22 +55,39 @@ export class HlsPart {
     this.started = true;
     fs.mkdirSync(this.dir, { recursive: true });
     const args = [
-      '-hide_banner', '-loglevel', 'error',
-      '-fflags', '+genpts',
-      '-probesize', '500000', '-analyzeduration', '1000000',
-      '-f', 'flv', '-i', 'pipe:0',
-      '-map', '0', '-c', 'copy',
-      '-f', 'hls',
-      '-hls_time', String(this.segmentLength),
-      '-hls_list_size', '0',
-      '-hls_flags', 'temp_file+independent_segments+program_date_time',
-      '-hls_segment_filename', path.join(this.dir, 's%05d.ts'),
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-fflags',
+      '+genpts',
+      '-probesize',
+      '500000',
+      '-analyzeduration',
+      '1000000',
+      '-f',
+      'flv',
+      '-i',
+      'pipe:0',
+      '-map',
+      '0',
+      '-c',
+      'copy',
+      '-f',
+      'hls',
+      '-hls_time',
+      String(this.segmentLength),
+      '-hls_list_size',
+      '0',
+      '-hls_flags',
+      'temp_file+independent_segments+program_date_time',
+      '-hls_segment_filename',
+      path.join(this.dir, 's%05d.ts'),
       path.join(this.dir, 'index.m3u8'),
     ];
     const child = spawn(this.ffmpegPath, args, { stdio: ['pipe', 'ignore', 'pipe'] });
     this.child = child;
-    child.stdin!.on('error', () => {});
-    child.stderr!.on('data', (d: Buffer) => {
+    child.stdin.on('error', () => {});
+    child.stderr.on('data', (d: Buffer) => {
       this.stderrTail = (this.stderrTail + d.toString()).slice(-2000);
     });
     this.cpuTimer = setInterval(() => this.sampleCpu(), 1000);

@@ -23,7 +23,10 @@ export async function buildRecording(ffmpegPath: string, liveDirectory: string, 
   const list = `${output}.txt`;
   await fsp.writeFile(list, files.map((f) => `file '${f.replace(/'/g, "'\\''")}'`).join('\n') + '\n');
   try {
-    await ffmpeg(ffmpegPath, ['-f', 'concat', '-safe', '0', '-i', list, '-map', '0', '-c', 'copy', '-movflags', '+faststart', '-f', 'mp4', output], { signal, timeoutMs: 30 * 60_000 });
+    await ffmpeg(ffmpegPath, ['-f', 'concat', '-safe', '0', '-i', list, '-map', '0', '-c', 'copy', '-movflags', '+faststart', '-f', 'mp4', output], {
+      signal,
+      timeoutMs: 30 * 60_000,
+    });
   } finally {
     await fsp.rm(list, { force: true });
   }

@@ -59,6 +59,8 @@ interface ChunkStream {
   received: number;
 }
 
+/** A string or number sent in an AMF command, as text; anything else (a missing value, an object) is empty. */
+const amfText = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' ? String(value) : '');
 export class RtmpConnection {
   private state: 'c0c1' | 'c2' | 'chunks' | 'closed' = 'c0c1';
   private pending: Buffer = Buffer.alloc(0);
@@ -312,7 +314,7 @@ export class RtmpConnection {
     if (values[0] === '@setDataFrame' && values[1] === 'onMetaData') metadata = values[2];
     else if (values[0] === 'onMetaData') metadata = values[1];
     if (!metadata || typeof metadata !== 'object' || Array.isArray(metadata) || metadata instanceof Date) return;
-    const obj = metadata as AmfObject;
+    const obj = metadata;
     if (this.publishing === 'yes' && this.sink) this.sink.onMetadata(obj);
     else if (this.publishing === 'pending') this.early.push(() => this.sink?.onMetadata(obj));
   }
@@ -325,7 +327,7 @@ export class RtmpConnection {
     switch (name) {
       case 'connect': {
         const cmd = (values[2] && typeof values[2] === 'object' ? values[2] : {}) as AmfObject;
-        const app = String(cmd.app ?? '').split('?')[0].replace(/\/+$/, '');
+        const app = amfText(cmd.app).split('?')[0].replace(/\/+$/, '');
         this.app = app;
         if (!this.options.apps.includes(app)) {
           this.sendCommand(0, ['_error', txid, null, { level: 'error', code: 'NetConnection.Connect.Rejected', description: `Unknown application "${app}"` }]);
@@ -347,7 +349,12 @@ export class RtmpConnection {
           '_result',
           txid,
           { fmsVer: 'FMS/3,0,1,123', capabilities: 31 },
-          { level: 'status', code: 'NetConnection.Connect.Success', description: 'Connection succeeded.', objectEncoding: typeof cmd.objectEncoding === 'number' ? cmd.objectEncoding : 0 },
+          {
+            level: 'status',
+            code: 'NetConnection.Connect.Success',
+            description: 'Connection succeeded.',
+            objectEncoding: typeof cmd.objectEncoding === 'number' ? cmd.objectEncoding : 0,
+          },
         ]);
         return;
       }
@@ -361,18 +368,16 @@ export class RtmpConnection {
         return;
       case 'publish': {
         if (this.publishing !== 'no') return;
-        const key = String(values[3] ?? '').split('?')[0];
+        const key = amfText(values[3]).split('?')[0];
         this.publishing = 'pending';
         if (this.publishTimer) clearTimeout(this.publishTimer);
-        this.options
-          .authorize({ app: this.app, key, remoteAddress: this.remoteAddress, connection: this })
-          .then(
-            (decision) => this.publishDecided(key, decision),
-            (err) => {
-              this.options.log?.warn({ err: (err as Error).message }, 'rtmp: publish authorization failed');
-              this.publishDecided(key, { refuse: 'The service could not accept the stream' });
-            },
-          );
+        this.options.authorize({ app: this.app, key, remoteAddress: this.remoteAddress, connection: this }).then(
+          (decision) => this.publishDecided(key, decision),
+          (err) => {
+            this.options.log?.warn({ err: (err as Error).message }, 'rtmp: publish authorization failed');
+            this.publishDecided(key, { refuse: 'The service could not accept the stream' });
+          },
+        );
         return;
       }
       case 'play':

@@ -23,7 +23,10 @@ export class OutboxMailer implements Mailer {
   readonly transport = 'outbox' as const;
   readonly dir: string;
 
-  constructor(dataDir: string, private readonly sender: Sender) {
+  constructor(
+    dataDir: string,
+    private readonly sender: Sender,
+  ) {
     this.dir = path.join(dataDir, 'outbox');
   }
 

@@ -9,7 +9,10 @@ export class SmtpMailer implements Mailer {
   readonly transport = 'smtp' as const;
   private readonly transporter;
 
-  constructor(url: string, private readonly sender: Sender) {
+  constructor(
+    url: string,
+    private readonly sender: Sender,
+  ) {
     this.transporter = nodemailer.createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
   }
 

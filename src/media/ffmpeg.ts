@@ -91,12 +91,12 @@ export function runTool(binary: string, args: string[], options: RunOptions = {}
     signal?.addEventListener('abort', onAbort, { once: true });
     const timer = options.timeoutMs ? setTimeout(() => kill(new ToolError(`${label(binary)} timed out`, null, null, stderr)), options.timeoutMs) : null;
 
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
       stdout += chunk;
     });
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (chunk: string) => {
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-STDERR_KEEP);
     });
     child.once('spawn', () => toolEvents.emit('spawn', { pid: child.pid, binary, args }));
@@ -108,7 +108,7 @@ export function runTool(binary: string, args: string[], options: RunOptions = {}
       signal?.removeEventListener('abort', onAbort);
       if (timer) clearTimeout(timer);
       toolEvents.emit('exit', { pid: child.pid, code, signal: sig });
-      if (failure !== null) return reject(failure);
+      if (failure !== null) return reject(failure instanceof Error ? failure : new Error('aborted', { cause: failure }));
       if (code === 0) return resolve(stdout);
       const lastLine = stderr.trim().split('\n').filter(Boolean).pop() ?? '';
       reject(new ToolError(`${label(binary)} failed (${sig ?? `exit ${code}`})${lastLine ? `: ${lastLine}` : ''}`, code, sig, stderr));
@@ -167,7 +167,10 @@ export async function probe(ffprobePath: string, file: string, options: RunOptio
   const formatName = json.format?.format_name ?? '';
   const video = (json.streams ?? []).find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic && (s.width ?? 0) > 0 && (s.height ?? 0) > 0);
   if (!video) throw new NotAVideoError('The file has no video stream');
-  if (/(^|,)(image2|[a-z0-9]+_pipe)(,|$)/.test(formatName) || (['mjpeg', 'png', 'bmp', 'webp'].includes(video.codec_name ?? '') && !Number(json.format?.duration))) {
+  if (
+    /(^|,)(image2|[a-z0-9]+_pipe)(,|$)/.test(formatName) ||
+    (['mjpeg', 'png', 'bmp', 'webp'].includes(video.codec_name ?? '') && !Number(json.format?.duration))
+  ) {
     throw new NotAVideoError('The file is an image, not a video');
   }
   const duration = Number(json.format?.duration ?? video.duration ?? 0);

@@ -72,7 +72,9 @@ export async function processSource(o: PipelineOptions): Promise<PipelineResult>
   }
   const size = commands[commands.length - 1].size;
   const times = thumbnailTimes(info.duration);
-  let thumbnails = await existing(times.map((seconds, i) => ({ file: path.join(o.workDir, `thumbnail-${i}.jpg`), millisecond: Math.round(seconds * 1000), ...size })));
+  let thumbnails = await existing(
+    times.map((seconds, i) => ({ file: path.join(o.workDir, `thumbnail-${i}.jpg`), millisecond: Math.round(seconds * 1000), ...size })),
+  );
   if (thumbnails.length === 0) {
     // Very short or odd sources can yield no frame at those times: take one at the start.
     const file = path.join(o.workDir, 'thumbnail-0.jpg');

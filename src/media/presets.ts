@@ -68,9 +68,20 @@ export function transcodeArgs(t: TranscodeInput): string[] {
   }
   args.push('-map', t.hasAudio ? '0:a:0' : '1:a:0');
   args.push(
-    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', String(t.rendition.crf),
-    '-maxrate', `${t.rendition.maxrateKbps}k`, '-bufsize', `${t.rendition.maxrateKbps * 2}k`,
-    '-pix_fmt', 'yuv420p', '-profile:v', 'high',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-crf',
+    String(t.rendition.crf),
+    '-maxrate',
+    `${t.rendition.maxrateKbps}k`,
+    '-bufsize',
+    `${t.rendition.maxrateKbps * 2}k`,
+    '-pix_fmt',
+    'yuv420p',
+    '-profile:v',
+    'high',
   );
   if (t.hasAudio && t.audioGainDb) args.push('-af', `volume=${t.audioGainDb}dB`);
   args.push('-c:a', 'aac', '-b:a', `${t.rendition.audioKbps}k`, '-ac', '2', '-ar', '48000');

@@ -25,4 +25,27 @@ import webhooksRoutes from './webhooks/webhooks.routes.ts';
 type RoutesPlugin = (app: App, deps: Deps) => Promise<void>;
 
 /** Every area's routes, mounted under /dashboard. */
-export const dashboardModules: RoutesPlugin[] = [serviceRootRoutes, playersRoutes, chaptersRoutes, videosRoutes, promptsRoutes, tagsRoutes, ctasRoutes, eventsRoutes, organizationsRoutes, rolesRoutes, usersRoutes, teamsRoutes, allotmentsRoutes, captionsRoutes, ipRangesRoutes, accessManagersRoutes, stakeholderEmailsRoutes, liveRoutes, thumbnailsRoutes, gdprRoutes, oembedRoutes, webhooksRoutes];
+export const dashboardModules: RoutesPlugin[] = [
+  serviceRootRoutes,
+  playersRoutes,
+  chaptersRoutes,
+  videosRoutes,
+  promptsRoutes,
+  tagsRoutes,
+  ctasRoutes,
+  eventsRoutes,
+  organizationsRoutes,
+  rolesRoutes,
+  usersRoutes,
+  teamsRoutes,
+  allotmentsRoutes,
+  captionsRoutes,
+  ipRangesRoutes,
+  accessManagersRoutes,
+  stakeholderEmailsRoutes,
+  liveRoutes,
+  thumbnailsRoutes,
+  gdprRoutes,
+  oembedRoutes,
+  webhooksRoutes,
+];

@@ -51,6 +51,11 @@ export type JobPayload<K extends JobKind> = PayloadOf<JobKinds[K]>;
 export const JOB_KINDS = Object.keys(jobKinds) as JobKind[];
 
 /** Enqueues a job of a known kind, type-checked against its payload, in the caller's transaction. */
-export function enqueue<K extends JobKind>(db: Kysely<DB>, kind: K, payload: JobPayload<K>, options: Omit<EnqueueOptions, 'maxAttempts'> = {}): Promise<number> {
+export function enqueue<K extends JobKind>(
+  db: Kysely<DB>,
+  kind: K,
+  payload: JobPayload<K>,
+  options: Omit<EnqueueOptions, 'maxAttempts'> = {},
+): Promise<number> {
   return insertJob(db, kind, payload, { ...options, maxAttempts: jobKinds[kind].maxAttempts });
 }

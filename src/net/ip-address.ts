@@ -5,16 +5,7 @@ import { isIP } from 'node:net';
  * An address is `public` when it is routable on the Internet; everything else names this machine,
  * its networks, or nothing at all, and is refused unless its host is explicitly allowed.
  */
-export type AddressClass =
-  | 'public'
-  | 'unspecified'
-  | 'loopback'
-  | 'private'
-  | 'link_local'
-  | 'multicast'
-  | 'shared'
-  | 'reserved'
-  | 'invalid';
+export type AddressClass = 'public' | 'unspecified' | 'loopback' | 'private' | 'link_local' | 'multicast' | 'shared' | 'reserved' | 'invalid';
 
 interface Range {
   base: bigint;
@@ -146,15 +137,24 @@ export const isPublicAddress = (address: string) => classifyAddress(address) ===
 /** Human words for a refused class, for error messages. */
 export function describeClass(kind: AddressClass): string {
   switch (kind) {
-    case 'unspecified': return 'an unspecified address';
-    case 'loopback': return 'a loopback address';
-    case 'private': return 'a private network address';
-    case 'link_local': return 'a link-local address';
-    case 'multicast': return 'a multicast address';
-    case 'shared': return 'a carrier-grade NAT address';
-    case 'reserved': return 'a reserved address';
-    case 'invalid': return 'an invalid address';
-    default: return 'a public address';
+    case 'unspecified':
+      return 'an unspecified address';
+    case 'loopback':
+      return 'a loopback address';
+    case 'private':
+      return 'a private network address';
+    case 'link_local':
+      return 'a link-local address';
+    case 'multicast':
+      return 'a multicast address';
+    case 'shared':
+      return 'a carrier-grade NAT address';
+    case 'reserved':
+      return 'a reserved address';
+    case 'invalid':
+      return 'an invalid address';
+    default:
+      return 'a public address';
   }
 }
 

@@ -20,17 +20,7 @@ import { classifyAddress, describeClass } from './ip-address.ts';
  *   total timeouts.
  */
 
-export type FetchErrorKind =
-  | 'bad_url'
-  | 'refused_address'
-  | 'dns'
-  | 'network'
-  | 'tls'
-  | 'timeout'
-  | 'http_status'
-  | 'too_large'
-  | 'redirects'
-  | 'aborted';
+export type FetchErrorKind = 'bad_url' | 'refused_address' | 'dns' | 'network' | 'tls' | 'timeout' | 'http_status' | 'too_large' | 'redirects' | 'aborted';
 
 export class SafeFetchError extends Error {
   constructor(
@@ -140,7 +130,11 @@ export async function checkDestination(url: URL, options: SafeFetchOptions = {})
     for (const { address } of addresses) {
       const kind = classifyAddress(address);
       if (kind !== 'public') {
-        throw new SafeFetchError('refused_address', `The host ${host} resolves to ${describeClass(kind)}, which is not fetched (see UPLOAD_ALLOWED_HOSTS)`, true);
+        throw new SafeFetchError(
+          'refused_address',
+          `The host ${host} resolves to ${describeClass(kind)}, which is not fetched (see UPLOAD_ALLOWED_HOSTS)`,
+          true,
+        );
       }
     }
   }
@@ -264,24 +258,28 @@ export interface DownloadResult {
 export async function safeDownload(rawUrl: string, destination: string, options: SafeFetchOptions = {}): Promise<DownloadResult> {
   const start = parseHttpUrl(rawUrl);
   const maxBytes = options.maxBytes ?? Number.MAX_SAFE_INTEGER;
-  return guarded(options, async (signal) => {
-    const { res, url } = await openFollowing(start, options, signal);
-    const declared = Number(res.headers['content-length']);
-    if (Number.isFinite(declared) && declared > maxBytes) {
-      res.destroy();
-      throw tooLarge(maxBytes);
-    }
-    let bytes = 0;
-    const counter = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        bytes += chunk.length;
-        if (bytes > maxBytes) return done(tooLarge(maxBytes));
-        done(null, chunk);
-      },
-    });
-    await pipeline(res, counter, fs.createWriteStream(destination), { signal });
-    return { bytes, contentType: (res.headers['content-type'] as string | undefined) ?? null, url: url.href };
-  }, start);
+  return guarded(
+    options,
+    async (signal) => {
+      const { res, url } = await openFollowing(start, options, signal);
+      const declared = Number(res.headers['content-length']);
+      if (Number.isFinite(declared) && declared > maxBytes) {
+        res.destroy();
+        throw tooLarge(maxBytes);
+      }
+      let bytes = 0;
+      const counter = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          bytes += chunk.length;
+          if (bytes > maxBytes) return done(tooLarge(maxBytes));
+          done(null, chunk);
+        },
+      });
+      await pipeline(res, counter, fs.createWriteStream(destination), { signal });
+      return { bytes, contentType: res.headers['content-type'] ?? null, url: url.href };
+    },
+    start,
+  );
 }
 
 export interface PostResult {
@@ -294,16 +292,20 @@ export interface PostResult {
 export async function safePost(rawUrl: string, body: string | Buffer, options: SafeFetchOptions = {}): Promise<PostResult> {
   const url = parseHttpUrl(rawUrl);
   const payload = Buffer.isBuffer(body) ? body : Buffer.from(body);
-  return guarded(options, async (signal) => {
-    const res = await requestOnce(url, 'POST', payload, options, signal);
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    for await (const chunk of res) {
-      if (kept < 65_536) {
-        chunks.push(chunk as Buffer);
-        kept += (chunk as Buffer).length;
+  return guarded(
+    options,
+    async (signal) => {
+      const res = await requestOnce(url, 'POST', payload, options, signal);
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      for await (const chunk of res) {
+        if (kept < 65_536) {
+          chunks.push(chunk as Buffer);
+          kept += (chunk as Buffer).length;
+        }
       }
-    }
-    return { status: res.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, 65_536).toString('utf8') };
-  }, url);
+      return { status: res.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, 65_536).toString('utf8') };
+    },
+    url,
+  );
 }

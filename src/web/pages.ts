@@ -3,7 +3,12 @@ import type { PageView, Refusal } from '../modules/watch/watch-view.ts';
 
 /** JSON that can sit inside a <script> element: nothing in it can end the element or open a comment. */
 export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 const COLOR = /^[0-9a-f]{3}([0-9a-f]{3})?$/i;
@@ -27,9 +32,14 @@ ${extra}<link rel="stylesheet" href="/web/player.css">
 /** The player markup: the first chapter's sources and captions are in the HTML, so it plays without script. */
 function playerMarkup(view: PageView): string {
   const first = view.chapters[0];
-  const sources = (first?.state === 'ready' ? first.sources : []).map((s) => `<source src="${escapeHtml(s.src)}" type="${escapeHtml(s.type)}" data-quality="${escapeHtml(s.quality)}">`).join('');
+  const sources = (first?.state === 'ready' ? first.sources : [])
+    .map((s) => `<source src="${escapeHtml(s.src)}" type="${escapeHtml(s.type)}" data-quality="${escapeHtml(s.quality)}">`)
+    .join('');
   const tracks = (first?.state === 'ready' ? first.captions : [])
-    .map((c) => `<track kind="subtitles" src="${escapeHtml(c.src)}" srclang="${escapeHtml(c.srclang)}" label="${escapeHtml(c.label)}"${c.default ? ' default' : ''}>`)
+    .map(
+      (c) =>
+        `<track kind="subtitles" src="${escapeHtml(c.src)}" srclang="${escapeHtml(c.srclang)}" label="${escapeHtml(c.label)}"${c.default ? ' default' : ''}>`,
+    )
     .join('');
   const poster = view.poster ? ` poster="${escapeHtml(view.poster)}"` : '';
   const waiting = !first
@@ -83,8 +93,12 @@ ${configScript(view, nonce)}
   const sharing = view.sharingPage
     ? [
         view.description ? `<section class="rb-description"><p>${escapeHtml(view.description)}</p></section>` : '',
-        view.shareLink ? `<section class="rb-share"><label>Share this video <input type="text" readonly value="${escapeHtml(view.shareLink)}"></label></section>` : '',
-        view.embedCode ? `<details class="rb-embed-code"><summary>Embed</summary><textarea readonly rows="3">${escapeHtml(view.embedCode)}</textarea></details>` : '',
+        view.shareLink
+          ? `<section class="rb-share"><label>Share this video <input type="text" readonly value="${escapeHtml(view.shareLink)}"></label></section>`
+          : '',
+        view.embedCode
+          ? `<details class="rb-embed-code"><summary>Embed</summary><textarea readonly rows="3">${escapeHtml(view.embedCode)}</textarea></details>`
+          : '',
       ].join('\n')
     : '';
   return `${head(view.name, `${meta}\n`, color)}

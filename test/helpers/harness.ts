@@ -32,7 +32,13 @@ export async function createTestApp(
   env: Record<string, string> = {},
   options: { logStream?: { write(line: string): void }; sqlitePath?: string } = {},
 ): Promise<TestApp> {
-  const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/tmp/reelbase-test', PUBLIC_URL: 'http://reelbase.test', SIGNING_SECRET: 'test-signing-secret-0123456789', ...env });
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    DATA_DIR: '/tmp/reelbase-test',
+    PUBLIC_URL: 'http://reelbase.test',
+    SIGNING_SECRET: 'test-signing-secret-0123456789',
+    ...env,
+  });
   let database: Database;
   let openAnother: () => Database;
   if (dialect === 'postgres') {

@@ -34,10 +34,41 @@ export async function makeTestMedia(dir?: string): Promise<TestMedia> {
   const text = path.join(root, 'notes.txt');
   const common = ['-hide_banner', '-loglevel', 'error', '-y'];
   await Promise.all([
-    run(ffmpegPath, [...common, '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25:duration=2', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=2',
-      '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', small]),
-    run(ffmpegPath, [...common, '-f', 'lavfi', '-i', 'testsrc=size=1280x720:rate=25:duration=3',
-      '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', hd]),
+    run(ffmpegPath, [
+      ...common,
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=320x240:rate=25:duration=2',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440:duration=2',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-shortest',
+      small,
+    ]),
+    run(ffmpegPath, [
+      ...common,
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=1280x720:rate=25:duration=3',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      hd,
+    ]),
     fsp.writeFile(text, 'These are not the frames you are looking for.\n'.repeat(50)),
   ]);
   return { dir: root, small, hd, text };
@@ -95,7 +126,11 @@ export async function startOrigin(dir: string) {
     base: `http://127.0.0.1:${port}`,
     received,
     hooks: () => received.filter((r) => r.method === 'POST' && r.url.startsWith('/hook')),
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -130,10 +130,7 @@ export const INTERNAL_TABLES = ['kysely_migration', 'kysely_migration_lock'];
 
 /** The tables of the database's own schema (PostgreSQL: current_schema(), not the other test files'). */
 export async function describeDatabase(database: Database): Promise<DbDescription> {
-  const schema =
-    database.dialect === 'postgres'
-      ? (await sql<{ s: string }>`select current_schema() as s`.execute(database.db)).rows[0].s
-      : undefined;
+  const schema = database.dialect === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(database.db)).rows[0].s : undefined;
   const tables = await database.db.introspection.getTables({ withInternalKyselyTables: true });
   const description: DbDescription = {};
   for (const table of tables) {
@@ -220,7 +217,13 @@ const list = (kinds: Kind[]) => kinds.join(' | ') || '(nothing)';
 export function compareSchema(types: SchemaDescription, database: DbDescription, dialect: DialectName, sqlTypes = SQL_TYPES[dialect]): Mismatch[] {
   const out: Mismatch[] = [];
   const add = (check: Check, table: string, column: string | undefined, message: string) =>
-    out.push({ dialect, check, table, ...(column === undefined ? {} : { column }), message: `${dialect}: ${column === undefined ? table : `${table}.${column}`}: ${message}` });
+    out.push({
+      dialect,
+      check,
+      table,
+      ...(column === undefined ? {} : { column }),
+      message: `${dialect}: ${column === undefined ? table : `${table}.${column}`}: ${message}`,
+    });
 
   for (const table of Object.keys(types).sort()) {
     if (!database[table]) add('table', table, undefined, 'in schema.ts (DB) but not in the migrated database');
@@ -243,21 +246,41 @@ export function compareSchema(types: SchemaDescription, database: DbDescription,
         continue;
       }
       if (t.nullable !== d.nullable) {
-        add('nullability', table, column, `schema.ts says ${t.nullable ? 'nullable (admits null)' : 'not null'}, the database says ${d.nullable ? 'nullable' : 'NOT NULL'}`);
+        add(
+          'nullability',
+          table,
+          column,
+          `schema.ts says ${t.nullable ? 'nullable (admits null)' : 'not null'}, the database says ${d.nullable ? 'nullable' : 'NOT NULL'}`,
+        );
       }
       const sqlType = sqlTypes[d.dataType];
       if (!sqlType) {
-        add('kind', table, column, `SQL type ${d.dataType} has no entry in SQL_TYPES.${dialect} (test/helpers/schema-types.ts); schema.ts says ${list(t.kinds)}`);
+        add(
+          'kind',
+          table,
+          column,
+          `SQL type ${d.dataType} has no entry in SQL_TYPES.${dialect} (test/helpers/schema-types.ts); schema.ts says ${list(t.kinds)}`,
+        );
       } else if (sqlType.returns === 'any') {
         if (t.kinds.length === 0) add('kind', table, column, `schema.ts admits no value for ${d.dataType}`);
       } else {
         const extra = t.kinds.filter((k) => !sqlType.admits.includes(k));
         if (!t.kinds.includes(sqlType.returns) || extra.length > 0) {
-          add('kind', table, column, `schema.ts says ${list(t.kinds)}, the database says ${d.dataType}, which reads back as ${sqlType.returns} (schema.ts may say ${list(sqlType.admits)}, must include ${sqlType.returns})`);
+          add(
+            'kind',
+            table,
+            column,
+            `schema.ts says ${list(t.kinds)}, the database says ${d.dataType}, which reads back as ${sqlType.returns} (schema.ts may say ${list(sqlType.admits)}, must include ${sqlType.returns})`,
+          );
         }
       }
       if (t.insertOptional && !t.nullable && !d.generated) {
-        add('insert-default', table, column, `schema.ts lets an insert leave it out (Generated or optional), but the database has no default for this NOT NULL ${d.dataType} column`);
+        add(
+          'insert-default',
+          table,
+          column,
+          `schema.ts lets an insert leave it out (Generated or optional), but the database has no default for this NOT NULL ${d.dataType} column`,
+        );
       }
     }
   }
@@ -265,4 +288,5 @@ export function compareSchema(types: SchemaDescription, database: DbDescription,
 }
 
 /** The identity of a mismatch, for an allow-list. */
-export const mismatchKey = (m: { dialect: DialectName; check: Check; table: string; column?: string }) => `${m.dialect} ${m.check} ${m.table}${m.column === undefined ? '' : `.${m.column}`}`;
+export const mismatchKey = (m: { dialect: DialectName; check: Check; table: string; column?: string }) =>
+  `${m.dialect} ${m.check} ${m.table}${m.column === undefined ? '' : `.${m.column}`}`;

@@ -57,10 +57,18 @@ describe('feed health', () => {
     health.onVideo(0, Buffer.concat([Buffer.from([0x17, 0, 0, 0, 0]), record]), start);
     health.onAudio(0, Buffer.from([0xaf, 0x00, 0x12, 0x10]), start);
     // 3 s of 25 fps video at 100 kB/s... i.e. 4000 bytes a frame = 800 kb/s; AAC frames of 23.2 ms at 64 kb/s.
-    for (let i = 0; i < 75; i++) health.onVideo(i * 40, Buffer.concat([Buffer.from([i % 25 === 0 ? 0x17 : 0x27, 1, 0, 0, 0]), Buffer.alloc(3995)]), start + i * 40);
+    for (let i = 0; i < 75; i++)
+      health.onVideo(i * 40, Buffer.concat([Buffer.from([i % 25 === 0 ? 0x17 : 0x27, 1, 0, 0, 0]), Buffer.alloc(3995)]), start + i * 40);
     for (let i = 0; i < 129; i++) health.onAudio(Math.round(i * 23.22), Buffer.concat([Buffer.from([0xaf, 1]), Buffer.alloc(184)]), start + i * 23);
     const s = health.sample(start + 3000)!;
-    expect(s).toMatchObject({ video_codec_name: 'h264', video_width: 640, video_height: 360, video_r_frame_rate: 25, audio_codec_name: 'aac', audio_sample_rate: 44100 });
+    expect(s).toMatchObject({
+      video_codec_name: 'h264',
+      video_width: 640,
+      video_height: 360,
+      video_r_frame_rate: 25,
+      audio_codec_name: 'aac',
+      audio_sample_rate: 44100,
+    });
     expect(s.video_bit_rate! / 800_000).toBeCloseTo(1, 1);
     expect(s.audio_bit_rate! / 64_000).toBeCloseTo(1, 1);
     expect(s.created_at).toBe(new Date(start + 3000).toISOString());
@@ -77,9 +85,13 @@ describe('HLS playlist', () => {
   });
 
   it('parses what the packager writes', () => {
-    const text = '#EXTM3U\n#EXT-X-VERSION:6\n#EXT-X-TARGETDURATION:4\n#EXTINF:4.000000,\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000+0000\ns00000.ts\n#EXTINF:3.5,\ns00001.ts\n#EXT-X-ENDLIST\n';
+    const text =
+      '#EXTM3U\n#EXT-X-VERSION:6\n#EXT-X-TARGETDURATION:4\n#EXTINF:4.000000,\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000+0000\ns00000.ts\n#EXTINF:3.5,\ns00001.ts\n#EXT-X-ENDLIST\n';
     expect(parseMediaPlaylist(text)).toEqual({
-      segments: [{ duration: 4, uri: 's00000.ts', programDateTime: '2026-01-01T00:00:00.000+0000' }, { duration: 3.5, uri: 's00001.ts' }],
+      segments: [
+        { duration: 4, uri: 's00000.ts', programDateTime: '2026-01-01T00:00:00.000+0000' },
+        { duration: 3.5, uri: 's00001.ts' },
+      ],
       ended: true,
     });
   });

@@ -64,7 +64,11 @@ describe('RTMP handshake', () => {
 /** One RTMP message as chunks: a first header of format `fmt`, continuations of format 3. */
 function chunks(o: { csid: number; fmt: 0 | 1 | 2 | 3; ts?: number; type?: number; streamId?: number; payload: Buffer; chunkSize: number }): Buffer {
   const basic = (fmt: number) =>
-    o.csid < 64 ? Buffer.from([(fmt << 6) | o.csid]) : o.csid < 320 ? Buffer.from([fmt << 6, o.csid - 64]) : Buffer.from([(fmt << 6) | 1, (o.csid - 64) & 0xff, (o.csid - 64) >> 8]);
+    o.csid < 64
+      ? Buffer.from([(fmt << 6) | o.csid])
+      : o.csid < 320
+        ? Buffer.from([fmt << 6, o.csid - 64])
+        : Buffer.from([(fmt << 6) | 1, (o.csid - 64) & 0xff, (o.csid - 64) >> 8]);
   const ts = o.ts ?? 0;
   const extended = ts >= 0xffffff;
   const tsField = Buffer.alloc(3);
@@ -143,7 +147,9 @@ describe('RTMP server', () => {
 
     // Small chunks first (128), then a larger chunk size.
     const body = (n: number) => randomBytes(n);
-    c.socket.write(chunks({ csid: 4, fmt: 0, type: 18, streamId: 1, payload: encodeAmf0Values(['@setDataFrame', 'onMetaData', { width: 640 }]), chunkSize: 128 }));
+    c.socket.write(
+      chunks({ csid: 4, fmt: 0, type: 18, streamId: 1, payload: encodeAmf0Values(['@setDataFrame', 'onMetaData', { width: 640 }]), chunkSize: 128 }),
+    );
     c.socket.write(chunks({ csid: 6, fmt: 0, ts: 0, type: 9, streamId: 1, payload: body(300), chunkSize: 128 }));
     const size = Buffer.alloc(4);
     size.writeUInt32BE(4096, 0);

@@ -97,7 +97,19 @@ describe('local file store', () => {
 describe('ffmpeg and ffprobe', () => {
   it('probes a video and refuses what is not one', async () => {
     const clip = path.join(dir, 'clip.mp4');
-    await ffmpeg(ffmpegPath, ['-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10:duration=1', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', clip]);
+    await ffmpeg(ffmpegPath, [
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=160x120:rate=10:duration=1',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      clip,
+    ]);
     expect(await probe(ffprobePath, clip)).toMatchObject({ width: 160, height: 120, hasAudio: false, videoCodec: 'h264' });
     const image = path.join(dir, 'still.jpg');
     await ffmpeg(ffmpegPath, ['-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=1', '-frames:v', '1', image]);
@@ -127,7 +139,9 @@ describe('ffmpeg and ffprobe', () => {
   const holder = async (mode: 'exit' | 'kill') => {
     const script = path.join(dir, `hold-${mode}.ts`);
     const ffmpegModule = fileURLToPath(new URL('../../src/media/ffmpeg.ts', import.meta.url));
-    await fsp.writeFile(script, `
+    await fsp.writeFile(
+      script,
+      `
       import { ffmpeg, toolEvents } from ${JSON.stringify(ffmpegModule)};
       toolEvents.on('spawn', (e) => {
         process.stdout.write(e.pid + '\\n');
@@ -135,10 +149,11 @@ describe('ffmpeg and ffprobe', () => {
       });
       ffmpeg(${JSON.stringify(ffmpegPath)}, ['-re', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10', '-t', '60', '-f', 'null', '-']).catch(() => {});
       setInterval(() => {}, 1000);
-    `);
+    `,
+    );
     const node = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'], cwd: process.cwd() });
     const pid = await new Promise<number>((resolve, reject) => {
-      node.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
+      node.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
       node.once('exit', () => reject(new Error('holder exited early')));
     });
     expect(dead(pid)).toBe(false);

@@ -27,7 +27,20 @@ describe('parseRange', () => {
   });
 
   it('ignores what it cannot or need not honour (whole file): no header, other units, malformed, several ranges', () => {
-    for (const header of [undefined, '', 'items=0-1', 'bytes=', 'bytes=a-b', 'bytes=-', 'bytes=5-2', 'bytes=0-1,', 'bytes=0-1;2-3', 'bytes=1.5-2', 'bytes=0-10,20-30', 'bytes=0-10,2000-']) {
+    for (const header of [
+      undefined,
+      '',
+      'items=0-1',
+      'bytes=',
+      'bytes=a-b',
+      'bytes=-',
+      'bytes=5-2',
+      'bytes=0-1,',
+      'bytes=0-1;2-3',
+      'bytes=1.5-2',
+      'bytes=0-10,20-30',
+      'bytes=0-10,2000-',
+    ]) {
       expect(parseRange(header, size), String(header)).toBeNull();
     }
   });

@@ -105,16 +105,21 @@ describe('safe fetch', () => {
 
   const dest = () => path.join(dir, `f-${Math.random().toString(36).slice(2)}`);
   const fails = async (promise: Promise<unknown>) => {
-    const err = await promise.then(() => null, (e) => e);
+    const err = await promise.then(
+      () => null,
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(SafeFetchError);
     return err as SafeFetchError;
   };
-  const resolver = (table: Record<string, string[]>, calls: string[] = []) => async (host: string): Promise<ResolvedAddress[]> => {
-    calls.push(host);
-    const list = table[host];
-    if (!list) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
-    return list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-  };
+  const resolver =
+    (table: Record<string, string[]>, calls: string[] = []) =>
+    async (host: string): Promise<ResolvedAddress[]> => {
+      calls.push(host);
+      const list = table[host];
+      if (!list) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+      return list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    };
 
   it('refuses non-http schemes and private literal addresses without connecting', async () => {
     const before = seen.length;
@@ -179,7 +184,7 @@ describe('safe fetch', () => {
   });
 
   it('POSTs under the same rules', async () => {
-    expect((await safePost(`http://127.0.0.1:${port}/post`, '{"a":1}', { allowedHosts: [`127.0.0.1:${port}`] }))).toEqual({ status: 201, body: 'created' });
+    expect(await safePost(`http://127.0.0.1:${port}/post`, '{"a":1}', { allowedHosts: [`127.0.0.1:${port}`] })).toEqual({ status: 201, body: 'created' });
     expect((await fails(safePost(`http://127.0.0.1:${port}/post`, '{}'))).kind).toBe('refused_address');
   });
 });

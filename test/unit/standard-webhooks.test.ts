@@ -17,7 +17,11 @@ describe('Standard Webhooks signing', () => {
 
   it('signs id, timestamp and body together, and makes secrets in the standard form', () => {
     const headers = signatureHeaders('whsec_c2VjcmV0', 'msg_2', 1700000000, '{"a":1}');
-    expect(headers).toEqual({ 'webhook-id': 'msg_2', 'webhook-timestamp': '1700000000', 'webhook-signature': sign('whsec_c2VjcmV0', 'msg_2', 1700000000, '{"a":1}') });
+    expect(headers).toEqual({
+      'webhook-id': 'msg_2',
+      'webhook-timestamp': '1700000000',
+      'webhook-signature': sign('whsec_c2VjcmV0', 'msg_2', 1700000000, '{"a":1}'),
+    });
     expect(sign('whsec_c2VjcmV0', 'msg_2', 1700000001, '{"a":1}')).not.toBe(headers['webhook-signature']);
     expect(sign('whsec_c2VjcmV0', 'msg_3', 1700000000, '{"a":1}')).not.toBe(headers['webhook-signature']);
     expect(newSecret()).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);

@@ -55,7 +55,10 @@ describe('SRT', () => {
   it('tolerates a BOM, CRLF and CR line ends, several and whitespace-only blank lines, no counter', () => {
     const crlf = '\uFEFF1\r\n00:00:01,000 --> 00:00:02,000\r\nA\r\n\r\n \t \r\n\r\n00:00:03,000 --> 00:00:04,000\r\nB\r\nC';
     const { cues } = parseSrt(crlf);
-    expect(cues.map((c) => [c.identifier, c.text])).toEqual([['1', 'A'], [null, 'B\nC']]);
+    expect(cues.map((c) => [c.identifier, c.text])).toEqual([
+      ['1', 'A'],
+      [null, 'B\nC'],
+    ]);
     const cr = '1\r00:00:01,000 --> 00:00:02,000\rA\r\r2\r00:00:03,000 --> 00:00:04,000\rB\r';
     expect(parseSrt(cr).cues.map((c) => c.text)).toEqual(['A', 'B']);
   });
@@ -142,8 +145,12 @@ describe('WebVTT', () => {
 
   it('reports a cue glued to the header, an identifier without timing, a STYLE block after cues', () => {
     expect(failure(() => parseVtt('WEBVTT\n00:01.000 --> 00:02.000\nA')).line).toBe(2);
-    expect(failure(() => parseVtt('WEBVTT\n\n00:01.000 --> 00:02.000\nA\n\nid\nnot a timing\n')).message).toMatch(/^line 7: expected a cue timing line \(HH:MM:SS\.mmm/);
-    expect(failure(() => parseVtt('WEBVTT\n\n00:01.000 --> 00:02.000\nA\n\nSTYLE\n::cue {}\n')).message).toBe('line 6: a STYLE block must come before the first cue');
+    expect(failure(() => parseVtt('WEBVTT\n\n00:01.000 --> 00:02.000\nA\n\nid\nnot a timing\n')).message).toMatch(
+      /^line 7: expected a cue timing line \(HH:MM:SS\.mmm/,
+    );
+    expect(failure(() => parseVtt('WEBVTT\n\n00:01.000 --> 00:02.000\nA\n\nSTYLE\n::cue {}\n')).message).toBe(
+      'line 6: a STYLE block must come before the first cue',
+    );
     expect(failure(() => parseVtt('WEBVTT\n\n00:01.000 --> 00:02.000\nA --> B\n')).line).toBe(4);
   });
 
@@ -200,14 +207,18 @@ describe('detection, decoding and conversion', () => {
   });
 
   it('derives plain and formatted text', () => {
-    const subs = parseVtt('WEBVTT\n\n00:01.000 --> 00:02.000\n<v Bob><i>Hi</i> &lt;there&gt;</v>\nyou\n\n00:02.000 --> 00:03.000\n<v Bob><i>Hi</i> &lt;there&gt;</v>\nyou\n\n00:03.000 --> 00:04.000\nBye');
+    const subs = parseVtt(
+      'WEBVTT\n\n00:01.000 --> 00:02.000\n<v Bob><i>Hi</i> &lt;there&gt;</v>\nyou\n\n00:02.000 --> 00:03.000\n<v Bob><i>Hi</i> &lt;there&gt;</v>\nyou\n\n00:03.000 --> 00:04.000\nBye',
+    );
     expect(toPlainText(subs)).toBe('Hi <there> you\nBye');
     expect(toFormattedText(subs)).toBe('<v Bob><i>Hi</i> &lt;there&gt;</v>\nyou\n\n<v Bob><i>Hi</i> &lt;there&gt;</v>\nyou\n\nBye');
     expect(plainCueText('<c.yellow>a</c>&nbsp;b')).toBe('a\u00a0b');
   });
 
   it('keeps SRT markup, drops VTT-only tags and karaoke timestamps', () => {
-    const subs = parseVtt('WEBVTT\n\n00:01.000 --> 00:02.000\n<v.a Bob><b.loud>x</b> <c.y>z</c> <00:00:01.500>w <font color="red">r</font> <ruby>a<rt>b</rt></ruby>');
+    const subs = parseVtt(
+      'WEBVTT\n\n00:01.000 --> 00:02.000\n<v.a Bob><b.loud>x</b> <c.y>z</c> <00:00:01.500>w <font color="red">r</font> <ruby>a<rt>b</rt></ruby>',
+    );
     expect(toSrt(subs)).toBe('1\n00:00:01,000 --> 00:00:02,000\n<b>x</b> z w <font color="red">r</font> ab\n');
   });
 

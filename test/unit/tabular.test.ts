@@ -23,7 +23,10 @@ describe('flatten', () => {
 
 describe('toCsv', () => {
   it('writes one header row with the union of columns, in first-seen order, and one row per item', () => {
-    const csv = toCsv([{ id: 1, a: { b: 'x,y' } }, { id: 2, c: true, a: { b: null } }]);
+    const csv = toCsv([
+      { id: 1, a: { b: 'x,y' } },
+      { id: 2, c: true, a: { b: null } },
+    ]);
     expect(csv).toBe('id,a.b,c\n1,"x,y",\n2,,true\n');
   });
 
@@ -34,7 +37,13 @@ describe('toCsv', () => {
 
 describe('toXlsx', () => {
   it('writes the same table as the CSV', async () => {
-    const buf = await toXlsx([{ id: 1, a: { b: 'x' } }, { id: 2, tags: ['t'] }], 'things');
+    const buf = await toXlsx(
+      [
+        { id: 1, a: { b: 'x' } },
+        { id: 2, tags: ['t'] },
+      ],
+      'things',
+    );
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.load(buf as unknown as ArrayBuffer);
     const sheet = wb.getWorksheet('things')!;

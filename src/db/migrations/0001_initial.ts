@@ -132,14 +132,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('tags_org_name_unique', ['organization_id', 'name'])
     .execute();
 
-  await db.schema.createTable('player_tags')
+  await db.schema
+    .createTable('player_tags')
     .addColumn('player_id', 'integer', cascade('players'))
     .addColumn('tag_id', 'integer', cascade('tags'))
     .addPrimaryKeyConstraint('player_tags_pk', ['player_id', 'tag_id'])
     .execute();
   await db.schema.createIndex('player_tags_tag_idx').on('player_tags').column('tag_id').execute();
 
-  await db.schema.createTable('video_tags')
+  await db.schema
+    .createTable('video_tags')
     .addColumn('video_id', 'integer', cascade('videos'))
     .addColumn('tag_id', 'integer', cascade('tags'))
     .addPrimaryKeyConstraint('video_tags_pk', ['video_id', 'tag_id'])
@@ -156,7 +158,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('prompts_org_type_unique', ['organization_id', 'type'])
     .execute();
 
-  await db.schema.createTable('idempotency_keys')
+  await db.schema
+    .createTable('idempotency_keys')
     .addColumn('organization_id', 'integer', cascade('organizations'))
     .addColumn('key', 'text', (c) => c.notNull())
     .addColumn('request_hash', 'text', (c) => c.notNull())
@@ -170,7 +173,20 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['idempotency_keys', 'prompts', 'video_tags', 'player_tags', 'tags', 'events', 'chapters', 'video_files', 'videos', 'players', 'api_tokens', 'organizations']) {
+  for (const t of [
+    'idempotency_keys',
+    'prompts',
+    'video_tags',
+    'player_tags',
+    'tags',
+    'events',
+    'chapters',
+    'video_files',
+    'videos',
+    'players',
+    'api_tokens',
+    'organizations',
+  ]) {
     await db.schema.dropTable(t).execute();
   }
 }

@@ -26,14 +26,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('teams_org_name_unique', ['organization_id', 'name'])
     .execute();
 
-  await db.schema.createTable('team_members')
+  await db.schema
+    .createTable('team_members')
     .addColumn('team_id', 'integer', cascade('teams'))
     .addColumn('user_id', 'integer', cascade('users'))
     .addPrimaryKeyConstraint('team_members_pk', ['team_id', 'user_id'])
     .execute();
   await db.schema.createIndex('team_members_user_idx').on('team_members').column('user_id').execute();
 
-  await db.schema.createTable('allotment_limits')
+  await db.schema
+    .createTable('allotment_limits')
     .addColumn('organization_id', 'integer', cascade('organizations'))
     .addColumn('type', 'text', (c) => c.notNull())
     .addColumn('limit', 'integer', (c) => c.notNull())
@@ -53,7 +55,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', bigint, (c) => c.notNull())
     .addColumn('updated_at', bigint, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('blacklisted_ip_ranges_lookup_idx').on('blacklisted_ip_ranges').columns(['organization_id', 'range_start', 'range_end']).execute();
+  await db.schema
+    .createIndex('blacklisted_ip_ranges_lookup_idx')
+    .on('blacklisted_ip_ranges')
+    .columns(['organization_id', 'range_start', 'range_end'])
+    .execute();
 
   await withId(db, db.schema.createTable('access_managers'))
     .addColumn('organization_id', 'integer', cascade('organizations'))

@@ -21,7 +21,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     }
   };
   for (const o of orgs as Array<{ id: number; account_id: number | null }>) {
-    if (o.account_id === null) await db.updateTable('organizations').set({ account_id: rootOf(Number(o.id)) }).where('id', '=', o.id).execute();
+    if (o.account_id === null)
+      await db
+        .updateTable('organizations')
+        .set({ account_id: rootOf(Number(o.id)) })
+        .where('id', '=', o.id)
+        .execute();
   }
 
   // Organizations created after 0004 by an older build have no admin team yet.

@@ -25,7 +25,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   if (isPostgres(db)) {
-    await sql`alter table blacklisted_ip_ranges alter column range_start type text collate "default", alter column range_end type text collate "default"`.execute(db);
+    await sql`alter table blacklisted_ip_ranges alter column range_start type text collate "default", alter column range_end type text collate "default"`.execute(
+      db,
+    );
   }
   await db.schema.dropIndex('access_managers_org_idx').execute();
   for (const column of ['error', 'message_id', 'sent_at', 'status']) {

@@ -59,7 +59,14 @@ export async function up(db: Kysely<any>): Promise<void> {
   for (const { id } of pending as Array<{ id: number }>) {
     await db
       .insertInto('jobs')
-      .values({ type: 'video.process', payload: JSON.stringify({ videoId: Number(id), version: 0 }), max_attempts: 5, run_at: now, created_at: now, updated_at: now })
+      .values({
+        type: 'video.process',
+        payload: JSON.stringify({ videoId: Number(id), version: 0 }),
+        max_attempts: 5,
+        run_at: now,
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
   }
 }

@@ -30,13 +30,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('captions_video_idx').on('captions').columns(['video_id', 'id']).execute();
   await db.schema.createIndex('captions_org_idx').on('captions').columns(['organization_id', 'id']).execute();
   // At most one default caption per video, whatever races the service loses.
-  await db.schema
-    .createIndex('captions_one_default_idx')
-    .on('captions')
-    .column('video_id')
-    .unique()
-    .where(sql.ref('is_default'), '=', sql.lit(true))
-    .execute();
+  await db.schema.createIndex('captions_one_default_idx').on('captions').column('video_id').unique().where(sql.ref('is_default'), '=', sql.lit(true)).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

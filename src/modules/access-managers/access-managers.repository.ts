@@ -20,7 +20,12 @@ export class AccessManagersRepository {
       .expression((eb) =>
         eb
           .selectFrom('players')
-          .select(['players.organization_id', 'players.id', sql<number>`cast(${now} as bigint)`.as('created_at'), sql<number>`cast(${now} as bigint)`.as('updated_at')])
+          .select([
+            'players.organization_id',
+            'players.id',
+            sql<number>`cast(${now} as bigint)`.as('created_at'),
+            sql<number>`cast(${now} as bigint)`.as('updated_at'),
+          ])
           .where('players.organization_id', '=', organizationId)
           .where(({ not, exists, selectFrom }) =>
             not(exists(selectFrom('access_managers').select('access_managers.id').whereRef('access_managers.player_id', '=', 'players.id'))),

@@ -10,23 +10,31 @@ export default async function accessManagersRoutes(app: App, { config, services 
   const service = services.accessManagers;
 
   // Readable by every role (a player's access_code is too); changing them is an admin's job.
-  app.get('/v1/access_managers', {
-    config: { list: 'access_managers' },
-    schema: {
-      tags,
-      summary: "List the players' access managers (one per player): a bare array without per_page, {access_managers, summary} with it",
-      querystring: AccessManagerListQuery,
-      response: { 200: AccessManagerList },
+  app.get(
+    '/v1/access_managers',
+    {
+      config: { list: 'access_managers' },
+      schema: {
+        tags,
+        summary: "List the players' access managers (one per player): a bare array without per_page, {access_managers, summary} with it",
+        querystring: AccessManagerListQuery,
+        response: { 200: AccessManagerList },
+      },
     },
-  }, async (req) => {
-    const page = pageOf(req.query, config.listDefaultCap);
-    const { items, total } = await service.list(req.auth.organizationId, req.query, page);
-    return arrayOrEnvelope('access_managers', items, page, total);
-  });
+    async (req) => {
+      const page = pageOf(req.query, config.listDefaultCap);
+      const { items, total } = await service.list(req.auth.organizationId, req.query, page);
+      return arrayOrEnvelope('access_managers', items, page, total);
+    },
+  );
 
-  app.get('/v1/access_managers/:id', {
-    schema: { tags, summary: 'Get an access manager', params: IdParams, response: { 200: AccessManager } },
-  }, async (req) => service.get(req.auth.organizationId, req.params.id));
+  app.get(
+    '/v1/access_managers/:id',
+    {
+      schema: { tags, summary: 'Get an access manager', params: IdParams, response: { 200: AccessManager } },
+    },
+    async (req) => service.get(req.auth.organizationId, req.params.id),
+  );
 
   for (const method of ['PATCH', 'PUT'] as const) {
     app.route({

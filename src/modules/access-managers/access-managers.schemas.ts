@@ -35,10 +35,9 @@ export const AccessManagerListQuery = Type.Object({
 });
 export type AccessManagerListQuery = Static<typeof AccessManagerListQuery>;
 
-export const AccessManagerList = Type.Union(
-  [Type.Array(AccessManager), Type.Object({ access_managers: Type.Array(AccessManager), summary: Summary })],
-  { description: 'A bare array without per_page, {access_managers, summary} with it' },
-);
+export const AccessManagerList = Type.Union([Type.Array(AccessManager), Type.Object({ access_managers: Type.Array(AccessManager), summary: Summary })], {
+  description: 'A bare array without per_page, {access_managers, summary} with it',
+});
 
 export const UpdateAccessManagerBody = Type.Object({
   enabled: Type.Optional(Type.Boolean()),

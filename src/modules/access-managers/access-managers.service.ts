@@ -3,7 +3,7 @@ import type { AccessManagersTable, DB } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../lib/errors.ts';
 import type { Listing, Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { AccessManagersRepository, type AccessManagerRow } from './access-managers.repository.ts';
+import { type AccessManagersRepository, type AccessManagerRow } from './access-managers.repository.ts';
 import { DOMAINS_MAX, type AccessManager, type AccessManagerListQuery, type UpdateAccessManagerBody } from './access-managers.schemas.ts';
 import { parseStringList } from '../../lib/json-list.ts';
 
@@ -46,7 +46,6 @@ const textOrNull = (value: string | null): string | null => (value === null || v
 
 /** Player access managers: one per player, made on first sight, changed by admins. */
 export class AccessManagersService {
-
   constructor(
     private readonly db: Kysely<DB>,
     private readonly repo: AccessManagersRepository,
@@ -82,7 +81,11 @@ export class AccessManagersService {
       const domains: string[] = [];
       given.forEach((d, i) => {
         const host = normaliseHostname(d);
-        if (host === null) throw invalidField(Array.isArray(body.whitelisted_domains) ? `whitelisted_domains.${i}` : 'whitelisted_domains', `${JSON.stringify(d)} is not a hostname`);
+        if (host === null)
+          throw invalidField(
+            Array.isArray(body.whitelisted_domains) ? `whitelisted_domains.${i}` : 'whitelisted_domains',
+            `${JSON.stringify(d)} is not a hostname`,
+          );
         if (!domains.includes(host)) domains.push(host);
       });
       changes.whitelisted_domains = JSON.stringify(domains);

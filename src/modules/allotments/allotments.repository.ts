@@ -41,9 +41,17 @@ export class AllotmentsRepository {
   async usage(organizationId: number, type: AllotmentType): Promise<number> {
     let row: { n: number | string | bigint } | undefined;
     if (type === 'govideo_users') {
-      row = await this.db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', organizationId).executeTakeFirst();
+      row = await this.db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('organization_id', '=', organizationId)
+        .executeTakeFirst();
     } else if (type === 'teams') {
-      row = await this.db.selectFrom('teams').select((eb) => eb.fn.countAll().as('n')).where('organization_id', '=', organizationId).executeTakeFirst();
+      row = await this.db
+        .selectFrom('teams')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('organization_id', '=', organizationId)
+        .executeTakeFirst();
     } else {
       row = await this.db
         .selectFrom('players')
@@ -65,10 +73,20 @@ export class EmbedsRepository {
   }
 
   findPlayer(organizationId: number, uuid: string) {
-    return this.db.selectFrom('players').select(['id', 'embed_enabled']).where('organization_id', '=', organizationId).where('uuid', '=', uuid).executeTakeFirst();
+    return this.db
+      .selectFrom('players')
+      .select(['id', 'embed_enabled'])
+      .where('organization_id', '=', organizationId)
+      .where('uuid', '=', uuid)
+      .executeTakeFirst();
   }
 
   async setEmbedEnabled(organizationId: number, playerId: number, enabled: boolean, now: number): Promise<void> {
-    await this.db.updateTable('players').set({ embed_enabled: enabled, updated_at: now }).where('organization_id', '=', organizationId).where('id', '=', playerId).execute();
+    await this.db
+      .updateTable('players')
+      .set({ embed_enabled: enabled, updated_at: now })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', playerId)
+      .execute();
   }
 }

@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { lockOrganization } from '../../db/dialect.ts';
 import { AppError, invalidField, notFound } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { AllotmentsRepository, EmbedsRepository, type LimitRow } from './allotments.repository.ts';
+import { type AllotmentsRepository, type EmbedsRepository, type LimitRow } from './allotments.repository.ts';
 import {
   AllotmentTypes,
   DefaultAllotmentTypes,
@@ -14,8 +14,7 @@ import {
   type AllotmentsResponse,
 } from './allotments.schemas.ts';
 
-export const isAllotmentType = (value: unknown): value is AllotmentType =>
-  typeof value === 'string' && (AllotmentTypes as readonly string[]).includes(value);
+export const isAllotmentType = (value: unknown): value is AllotmentType => typeof value === 'string' && (AllotmentTypes as readonly string[]).includes(value);
 
 /** No limit row: limit 0, grace 0, not enforced, i.e. unlimited. */
 const NO_LIMIT = { limit: 0, grace_limit: 0, enforced: false };

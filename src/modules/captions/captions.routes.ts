@@ -34,7 +34,10 @@ const FileResponse = {
 
 /** The format asked for by Accept when `format` is not given: text/vtt, application/x-subrip or text/plain. */
 function formatFromAccept(accept: string | undefined): ContentFormat | undefined {
-  const types = (accept ?? '').toLowerCase().split(',').map((t) => t.split(';')[0].trim());
+  const types = (accept ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((t) => t.split(';')[0].trim());
   for (const type of types) {
     if (type === 'text/vtt') return 'vtt';
     if (type === 'application/x-subrip' || type === 'text/srt') return 'srt';
@@ -52,37 +55,50 @@ function sendFile(reply: FastifyReply, file: CaptionFile, download: boolean | un
 export default async function captionsRoutes(app: App, { config, services }: Deps) {
   const service = services.captions;
 
-  app.get('/v1/videos/:video_id/captions', {
-    config: { list: 'captions' },
-    schema: {
-      tags,
-      summary: "List a video's captions: a bare array without per_page, {captions, summary} with it",
-      description: 'Filter by `language` (`en` also matches `en-US`) and `status`; sort with `sort_by` (created_at, updated_at, language) and `direction` (asc, desc). Default order: id ascending.',
-      params: VideoCaptionsParams,
-      querystring: CaptionListQuery,
-      response: { 200: CaptionList },
+  app.get(
+    '/v1/videos/:video_id/captions',
+    {
+      config: { list: 'captions' },
+      schema: {
+        tags,
+        summary: "List a video's captions: a bare array without per_page, {captions, summary} with it",
+        description:
+          'Filter by `language` (`en` also matches `en-US`) and `status`; sort with `sort_by` (created_at, updated_at, language) and `direction` (asc, desc). Default order: id ascending.',
+        params: VideoCaptionsParams,
+        querystring: CaptionListQuery,
+        response: { 200: CaptionList },
+      },
     },
-  }, async (req) => {
-    const page = pageOf(req.query, config.listDefaultCap);
-    const { items, total } = await service.list(req.auth.organizationId, req.params.video_id, req.query, page);
-    // Like GET /v1/videos: a bare array without per_page, the envelope with it.
-    return arrayOrEnvelope('captions', items, page, total);
-  });
-
-  app.post('/v1/videos/:video_id/captions', {
-    config: { wrap: 'caption' },
-    schema: {
-      tags,
-      summary: 'Add a caption: SRT or WebVTT text in `content`, or fetched from `srt_url` / `vtt_url` (SRT wins when both)',
-      params: VideoCaptionsParams,
-      body: CreateCaptionBody,
-      response: { 201: Caption },
+    async (req) => {
+      const page = pageOf(req.query, config.listDefaultCap);
+      const { items, total } = await service.list(req.auth.organizationId, req.params.video_id, req.query, page);
+      // Like GET /v1/videos: a bare array without per_page, the envelope with it.
+      return arrayOrEnvelope('captions', items, page, total);
     },
-  }, async (req, reply) => reply.code(201).send(await service.create(req.auth.organizationId, req.params.video_id, req.body)));
+  );
 
-  app.get('/v1/captions/:id', {
-    schema: { tags, summary: 'Get a caption', params: IdParams, response: { 200: Caption } },
-  }, async (req) => service.get(req.auth.organizationId, req.params.id));
+  app.post(
+    '/v1/videos/:video_id/captions',
+    {
+      config: { wrap: 'caption' },
+      schema: {
+        tags,
+        summary: 'Add a caption: SRT or WebVTT text in `content`, or fetched from `srt_url` / `vtt_url` (SRT wins when both)',
+        params: VideoCaptionsParams,
+        body: CreateCaptionBody,
+        response: { 201: Caption },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await service.create(req.auth.organizationId, req.params.video_id, req.body)),
+  );
+
+  app.get(
+    '/v1/captions/:id',
+    {
+      schema: { tags, summary: 'Get a caption', params: IdParams, response: { 200: Caption } },
+    },
+    async (req) => service.get(req.auth.organizationId, req.params.id),
+  );
 
   for (const method of ['PATCH', 'PUT'] as const) {
     app.route({
@@ -100,51 +116,80 @@ export default async function captionsRoutes(app: App, { config, services }: Dep
     });
   }
 
-  app.delete('/v1/captions/:id', {
-    schema: { tags, summary: 'Delete a caption; answers the deleted caption', params: IdParams, response: { 200: Caption } },
-  }, async (req) => service.delete(req.auth.organizationId, req.params.id));
-
-  app.get('/v1/captions/:id/content/status', {
-    schema: { tags, summary: 'Processing status of the caption file (with the parse error, naming the line)', params: IdParams, response: { 200: ContentStatus } },
-  }, async (req) => service.contentStatus(req.auth.organizationId, req.params.id));
-
-  app.get('/v1/captions/:id/content', {
-    // A file, not JSON: any Accept is served (text/vtt, application/x-subrip, text/plain pick the format).
-    config: { media: true },
-    schema: {
-      tags,
-      summary: 'The caption file: WebVTT (text/vtt) by default; format=srt or txt (or Accept) converts; download=true serves an attachment',
-      params: IdParams,
-      querystring: ContentQuery,
-      response: { 200: FileResponse, 409: ErrorBody },
+  app.delete(
+    '/v1/captions/:id',
+    {
+      schema: { tags, summary: 'Delete a caption; answers the deleted caption', params: IdParams, response: { 200: Caption } },
     },
-  }, async (req, reply) => {
-    const format = req.query.format ?? formatFromAccept(req.headers.accept) ?? 'vtt';
-    return sendFile(reply, await service.content(req.auth.organizationId, req.params.id, format), req.query.download);
-  });
+    async (req) => service.delete(req.auth.organizationId, req.params.id),
+  );
 
-  app.patch('/v1/captions/:id/draft', {
-    schema: { tags, summary: "Set a caption to draft (from complete or published)", params: IdParams, response: { 200: Caption, 400: ErrorBody } },
-  }, async (req) => service.setDraft(req.auth.organizationId, req.params.id));
+  app.get(
+    '/v1/captions/:id/content/status',
+    {
+      schema: {
+        tags,
+        summary: 'Processing status of the caption file (with the parse error, naming the line)',
+        params: IdParams,
+        response: { 200: ContentStatus },
+      },
+    },
+    async (req) => service.contentStatus(req.auth.organizationId, req.params.id),
+  );
 
-  app.patch('/v1/captions/:id/publish', {
-    schema: { tags, summary: "Publish a caption (from draft or complete, else 400)", params: IdParams, response: { 200: Caption, 400: ErrorBody } },
-  }, async (req) => service.publish(req.auth.organizationId, req.params.id));
+  app.get(
+    '/v1/captions/:id/content',
+    {
+      // A file, not JSON: any Accept is served (text/vtt, application/x-subrip, text/plain pick the format).
+      config: { media: true },
+      schema: {
+        tags,
+        summary: 'The caption file: WebVTT (text/vtt) by default; format=srt or txt (or Accept) converts; download=true serves an attachment',
+        params: IdParams,
+        querystring: ContentQuery,
+        response: { 200: FileResponse, 409: ErrorBody },
+      },
+    },
+    async (req, reply) => {
+      const format = req.query.format ?? formatFromAccept(req.headers.accept) ?? 'vtt';
+      return sendFile(reply, await service.content(req.auth.organizationId, req.params.id, format), req.query.download);
+    },
+  );
+
+  app.patch(
+    '/v1/captions/:id/draft',
+    {
+      schema: { tags, summary: 'Set a caption to draft (from complete or published)', params: IdParams, response: { 200: Caption, 400: ErrorBody } },
+    },
+    async (req) => service.setDraft(req.auth.organizationId, req.params.id),
+  );
+
+  app.patch(
+    '/v1/captions/:id/publish',
+    {
+      schema: { tags, summary: 'Publish a caption (from draft or complete, else 400)', params: IdParams, response: { 200: Caption, 400: ErrorBody } },
+    },
+    async (req) => service.publish(req.auth.organizationId, req.params.id),
+  );
 
   // The target of the signed srt_url / vtt_url / txt_url (and *_download_url): no token, the signature
   // authorises the read until it expires.
-  app.get('/v1/captions/:id/files/:file', {
-    config: { public: true, media: true },
-    schema: {
-      tags,
-      summary: 'A caption file behind a signed, expiring URL (as given in a caption\'s *_url fields)',
-      params: FileParams,
-      querystring: FileQuery,
-      response: { 200: FileResponse, 403: ErrorBody, 409: ErrorBody },
+  app.get(
+    '/v1/captions/:id/files/:file',
+    {
+      config: { public: true, media: true },
+      schema: {
+        tags,
+        summary: "A caption file behind a signed, expiring URL (as given in a caption's *_url fields)",
+        params: FileParams,
+        querystring: FileQuery,
+        response: { 200: FileResponse, 403: ErrorBody, 409: ErrorBody },
+      },
     },
-  }, async (req, reply) => {
-    const file = await service.signedFile(req.params.id, req.params.file, req.query.expires, req.query.signature);
-    reply.header('cache-control', 'private, max-age=300');
-    return sendFile(reply, file, req.query.download);
-  });
+    async (req, reply) => {
+      const file = await service.signedFile(req.params.id, req.params.file, req.query.expires, req.query.signature);
+      reply.header('cache-control', 'private, max-age=300');
+      return sendFile(reply, file, req.query.download);
+    },
+  );
 }

@@ -70,7 +70,9 @@ export type UpdateCaptionBody = Static<typeof UpdateCaptionBody>;
 
 export const CaptionListQuery = Type.Object({
   ...PagingQuery,
-  language: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: LANGUAGE_MAX_LENGTH }), { maxItems: 50, description: 'Language tags; `en` also matches `en-US`' })),
+  language: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: LANGUAGE_MAX_LENGTH }), { maxItems: 50, description: 'Language tags; `en` also matches `en-US`' }),
+  ),
   status: Type.Optional(Type.Array(StatusSchema, { maxItems: 5 })),
   sort_by: Type.Optional(Type.Union([Type.Literal('created_at'), Type.Literal('updated_at'), Type.Literal('language')], { description: 'Default: id' })),
   direction: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'Default: asc' })),

@@ -8,27 +8,9 @@ import { nowSeconds } from '../../lib/time.ts';
 import type { UrlSigner } from '../../media/signed-urls.ts';
 import type { VideosRepository } from '../videos/videos.repository.ts';
 import type { CaptionsRepository, CaptionRow } from './captions.repository.ts';
-import type {
-  Caption,
-  CaptionListQuery,
-  CaptionStatus,
-  ContentFormat,
-  ContentStatus,
-  CreateCaptionBody,
-  UpdateCaptionBody,
-} from './captions.schemas.ts';
+import type { Caption, CaptionListQuery, CaptionStatus, ContentFormat, ContentStatus, CreateCaptionBody, UpdateCaptionBody } from './captions.schemas.ts';
 import { formattedLanguageName, localizedLanguageName, normalizeLanguage } from './languages.ts';
-import {
-  detectFormat,
-  parseSubtitles,
-  parseVtt,
-  SubtitleParseError,
-  toFormattedText,
-  toPlainText,
-  toSrt,
-  toVtt,
-  type SubtitleFormat,
-} from './subtitles.ts';
+import { detectFormat, parseSubtitles, parseVtt, SubtitleParseError, toFormattedText, toPlainText, toSrt, toVtt, type SubtitleFormat } from './subtitles.ts';
 
 /** The job that fetches a caption file given by URL. */
 export type CaptionFetchPayload = JobPayload<'caption.fetch'>;
@@ -103,7 +85,6 @@ function canonicalLanguage(raw: string, field: string): string {
 }
 
 export class CaptionsService {
-
   constructor(
     private readonly db: Kysely<DB>,
     private readonly signer: UrlSigner,

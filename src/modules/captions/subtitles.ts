@@ -62,8 +62,38 @@ export function decodeSubtitleBytes(bytes: Uint8Array): string {
 
 // Windows-1252 0x80..0x9F (the five undefined positions keep their C1 code points).
 const CP1252 = [
-  '\u20ac', '\u0081', '\u201a', '\u0192', '\u201e', '\u2026', '\u2020', '\u2021', '\u02c6', '\u2030', '\u0160', '\u2039', '\u0152', '\u008d', '\u017d', '\u008f',
-  '\u0090', '\u2018', '\u2019', '\u201c', '\u201d', '\u2022', '\u2013', '\u2014', '\u02dc', '\u2122', '\u0161', '\u203a', '\u0153', '\u009d', '\u017e', '\u0178',
+  '\u20ac',
+  '\u0081',
+  '\u201a',
+  '\u0192',
+  '\u201e',
+  '\u2026',
+  '\u2020',
+  '\u2021',
+  '\u02c6',
+  '\u2030',
+  '\u0160',
+  '\u2039',
+  '\u0152',
+  '\u008d',
+  '\u017d',
+  '\u008f',
+  '\u0090',
+  '\u2018',
+  '\u2019',
+  '\u201c',
+  '\u201d',
+  '\u2022',
+  '\u2013',
+  '\u2014',
+  '\u02dc',
+  '\u2122',
+  '\u0161',
+  '\u203a',
+  '\u0153',
+  '\u009d',
+  '\u017e',
+  '\u0178',
 ];
 
 /** Lines of the text without BOM, split on CRLF, CR or LF. */
@@ -311,7 +341,12 @@ function srtText(text: string): string {
 /** SubRip text of the subtitles: counters 1..n, `,` before the milliseconds, no cue settings. */
 export function toSrt(subs: Subtitles): string {
   return subs.cues
-    .map((cue, i) => `${i + 1}\n${formatTimestamp(cue.start, ',')} --> ${formatTimestamp(cue.end, ',')}\n${srtText(cue.text).replace(/&gt;/g, '>').replace(/&lt;/g, '<').replace(/&amp;/g, '&')}`.replace(/\n$/, ''))
+    .map((cue, i) =>
+      `${i + 1}\n${formatTimestamp(cue.start, ',')} --> ${formatTimestamp(cue.end, ',')}\n${srtText(cue.text).replace(/&gt;/g, '>').replace(/&lt;/g, '<').replace(/&amp;/g, '&')}`.replace(
+        /\n$/,
+        '',
+      ),
+    )
     .join('\n\n')
     .concat('\n');
 }

@@ -51,7 +51,14 @@ export class ChapterWriter {
   }
 
   insert(playerId: number, videoId: number, position: number): Promise<ChapterRow> {
-    return this.chapters.insert({ organization_id: this.organizationId, player_id: playerId, video_id: videoId, position, created_at: this.now, updated_at: this.now });
+    return this.chapters.insert({
+      organization_id: this.organizationId,
+      player_id: playerId,
+      video_id: videoId,
+      position,
+      created_at: this.now,
+      updated_at: this.now,
+    });
   }
 }
 

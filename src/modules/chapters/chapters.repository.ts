@@ -24,7 +24,13 @@ export class ChaptersRepository {
   }
 
   playerIdsOfVideo(videoId: number): Promise<number[]> {
-    return this.db.selectFrom('chapters').select('player_id').distinct().where('video_id', '=', videoId).execute().then((rows) => rows.map((r) => r.player_id));
+    return this.db
+      .selectFrom('chapters')
+      .select('player_id')
+      .distinct()
+      .where('video_id', '=', videoId)
+      .execute()
+      .then((rows) => rows.map((r) => r.player_id));
   }
 
   async update(id: number, changes: { position?: number; video_id?: number; updated_at: number }): Promise<void> {

@@ -7,10 +7,14 @@ const tags = ['chapters'];
 export default async function chaptersRoutes(app: App, { services }: Deps) {
   const chapters = services.chapters;
 
-  app.post('/v1/chapters', {
-    config: { wrap: 'chapter' },
-    schema: { tags, summary: 'Add a chapter to a player', body: CreateChapterBody, response: { 201: Chapter } },
-  }, async (req, reply) => reply.code(201).send(await chapters.create(req.auth.organizationId, req.body)));
+  app.post(
+    '/v1/chapters',
+    {
+      config: { wrap: 'chapter' },
+      schema: { tags, summary: 'Add a chapter to a player', body: CreateChapterBody, response: { 201: Chapter } },
+    },
+    async (req, reply) => reply.code(201).send(await chapters.create(req.auth.organizationId, req.body)),
+  );
 
   for (const method of ['PUT', 'PATCH'] as const) {
     app.route({
@@ -22,11 +26,19 @@ export default async function chaptersRoutes(app: App, { services }: Deps) {
     });
   }
 
-  app.get('/v1/chapters/:id', {
-    schema: { tags, summary: 'Get a chapter', params: IdParams, response: { 200: Chapter } },
-  }, async (req) => chapters.get(req.auth.organizationId, req.params.id));
+  app.get(
+    '/v1/chapters/:id',
+    {
+      schema: { tags, summary: 'Get a chapter', params: IdParams, response: { 200: Chapter } },
+    },
+    async (req) => chapters.get(req.auth.organizationId, req.params.id),
+  );
 
-  app.delete('/v1/chapters/:id', {
-    schema: { tags, summary: 'Delete a chapter (its video stays)', params: IdParams, response: { 200: Chapter } },
-  }, async (req) => chapters.delete(req.auth.organizationId, req.params.id));
+  app.delete(
+    '/v1/chapters/:id',
+    {
+      schema: { tags, summary: 'Delete a chapter (its video stays)', params: IdParams, response: { 200: Chapter } },
+    },
+    async (req) => chapters.delete(req.auth.organizationId, req.params.id),
+  );
 }

@@ -74,14 +74,7 @@ export class EventsRepository {
   }
 
   list(f: EventFilter, page: Limit): Promise<EventRow[]> {
-    return this.db
-      .selectFrom('events')
-      .selectAll()
-      .where(this.where(f))
-      .orderBy('events.id', 'asc')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute();
+    return this.db.selectFrom('events').selectAll().where(this.where(f)).orderBy('events.id', 'asc').limit(page.limit).offset(page.offset).execute();
   }
 
   async count(f: EventFilter): Promise<number> {
@@ -118,13 +111,7 @@ export class EventsRepository {
   }
 
   update(organizationId: number, id: number, patch: EventPatch): Promise<EventRow | undefined> {
-    return this.db
-      .updateTable('events')
-      .set(patch)
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirst();
+    return this.db.updateTable('events').set(patch).where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
   }
 
   remove(organizationId: number, id: number): Promise<EventRow | undefined> {

@@ -4,7 +4,7 @@ import { nowSeconds } from '../../lib/time.ts';
 import { viewOf } from '../../db/read-cache.ts';
 import { mapMaybe, type MaybePromise } from '../../lib/maybe-promise.ts';
 import { assertOwnOrganization } from '../organizations/own-organization.ts';
-import { EventsRepository, type ChapterOwner, type EventFilter, type EventPatch, type EventRow } from './events.repository.ts';
+import { type EventsRepository, type ChapterOwner, type EventFilter, type EventPatch, type EventRow } from './events.repository.ts';
 import {
   EVENT_TYPES,
   INT4_MAX,
@@ -88,7 +88,6 @@ function contentOf(input: EventUpdateBody): EventPatch {
  * (chapter_id null) shown on every player.
  */
 export class EventsService {
-
   constructor(
     private readonly listCap: number,
     readonly repo: EventsRepository,
@@ -106,7 +105,8 @@ export class EventsService {
 
   /** A chapter of the organization; any other id (missing, another organization's, out of range) is a 404. */
   async resolveChapter(organizationId: number, chapterId: number): Promise<ChapterOwner> {
-    const chapter = Number.isSafeInteger(chapterId) && chapterId >= 1 && chapterId <= INT4_MAX ? await this.repo.findChapter(organizationId, chapterId) : undefined;
+    const chapter =
+      Number.isSafeInteger(chapterId) && chapterId >= 1 && chapterId <= INT4_MAX ? await this.repo.findChapter(organizationId, chapterId) : undefined;
     if (!chapter) throw notFound('chapter', chapterId);
     return chapter;
   }

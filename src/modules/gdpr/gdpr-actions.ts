@@ -23,6 +23,7 @@ export interface GdprSubject {
   stakeholder: Array<{ row: StakeholderRow; recipients: string[] }>;
   live: Awaited<ReturnType<GdprRepository['liveInstances']>>;
   /** Queued and past jobs that carry the address (analytics messages, mails waiting to be sent). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- job payloads as stored (JSON), matched field by field in GdprService.messagesOf.
   messages: { identified: Array<{ id: number; status: string; payload: any; body: any }>; mails: Array<{ id: number; payload: any }> };
 }
 
@@ -43,7 +44,9 @@ async function exportData(subject: GdprSubject): Promise<unknown> {
     users: user ? [toUser(user)] : [],
     team_memberships: user ? (await repo.teamsOf(user.id)).map((t) => ({ team_id: t.id, name: t.name, is_admin: Boolean(t.is_admin) })) : [],
     api_tokens: user ? (await repo.tokensOf(user.id)).map((t) => ({ id: t.id, name: t.name, role: t.role, created_at: Number(t.created_at) })) : [],
-    access_managers: user ? (await repo.moderatedBy(orgId, user.id)).map((a) => ({ id: a.id, player_id: a.player_id, player_uuid: a.player_uuid, role: 'moderator' })) : [],
+    access_managers: user
+      ? (await repo.moderatedBy(orgId, user.id)).map((a) => ({ id: a.id, player_id: a.player_id, player_uuid: a.player_uuid, role: 'moderator' }))
+      : [],
     stakeholder_emails: stakeholder.map(({ row: s }) => ({
       id: s.id,
       recipient: email,
@@ -54,7 +57,15 @@ async function exportData(subject: GdprSubject): Promise<unknown> {
       created_at: Number(s.created_at),
       sent_at: s.sent_at === null ? null : Number(s.sent_at),
     })),
-    live_stream_instances: live.map((l) => ({ id: l.id, stream_id: l.stream_id, name: l.name, player_uuid: l.player_uuid, status: l.status, email: l.email, created_at: Number(l.created_at) })),
+    live_stream_instances: live.map((l) => ({
+      id: l.id,
+      stream_id: l.stream_id,
+      name: l.name,
+      player_uuid: l.player_uuid,
+      status: l.status,
+      email: l.email,
+      created_at: Number(l.created_at),
+    })),
     analytics_identified_views: messages.identified.map(({ body, status }) => ({
       player_uuid: body.player_uuid,
       player_name: body.player_name,
@@ -74,8 +85,17 @@ async function forget(subject: GdprSubject): Promise<unknown> {
     await repo.clearModerator(orgId, user.id);
     await repo.deleteUser(orgId, user.id);
   }
-  for (const { row: s, recipients } of stakeholder) await repo.setRecipients(s.id, recipients.filter((r) => !matches(r)));
-  await repo.setLiveInstanceEmail(orgId, live.map((l) => l.id), null, now);
+  for (const { row: s, recipients } of stakeholder)
+    await repo.setRecipients(
+      s.id,
+      recipients.filter((r) => !matches(r)),
+    );
+  await repo.setLiveInstanceEmail(
+    orgId,
+    live.map((l) => l.id),
+    null,
+    now,
+  );
   // Analytics messages that name the person are dropped, sent or not; waiting mails lose the address.
   await repo.deleteJobs(messages.identified.map((m) => m.id));
   for (const mail of messages.mails) {
@@ -118,7 +138,12 @@ async function rectify(subject: GdprSubject, values: GdprNewValues): Promise<unk
       await repo.setRecipients(s.id, rectified(recipients));
       stakeholderUpdated++;
     }
-    await repo.setLiveInstanceEmail(orgId, live.map((l) => l.id), newEmail, now);
+    await repo.setLiveInstanceEmail(
+      orgId,
+      live.map((l) => l.id),
+      newEmail,
+      now,
+    );
     liveUpdated = live.length;
     for (const m of messages.identified) await repo.setJobPayload(m.id, { ...m.payload, body: { ...m.body, email: newEmail } });
     for (const mail of messages.mails) {

@@ -58,7 +58,12 @@ export class GdprRepository {
   }
 
   async clearModerator(organizationId: number, userId: number): Promise<void> {
-    await this.db.updateTable('access_managers').set({ moderator_id: null }).where('organization_id', '=', organizationId).where('moderator_id', '=', userId).execute();
+    await this.db
+      .updateTable('access_managers')
+      .set({ moderator_id: null })
+      .where('organization_id', '=', organizationId)
+      .where('moderator_id', '=', userId)
+      .execute();
   }
 
   async deleteUser(organizationId: number, userId: number): Promise<void> {
@@ -84,7 +89,11 @@ export class GdprRepository {
   }
 
   async setRecipients(id: number, recipients: string[]): Promise<void> {
-    await this.db.updateTable('stakeholder_emails').set({ recipients: JSON.stringify(recipients) }).where('id', '=', id).execute();
+    await this.db
+      .updateTable('stakeholder_emails')
+      .set({ recipients: JSON.stringify(recipients) })
+      .where('id', '=', id)
+      .execute();
   }
 
   /** Live stream instances whose creator email is `email` (case-insensitive). */
@@ -100,7 +109,12 @@ export class GdprRepository {
 
   async setLiveInstanceEmail(organizationId: number, ids: number[], email: string | null, now: number): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.updateTable('live_stream_instances').set({ email, updated_at: now }).where('organization_id', '=', organizationId).where('id', 'in', ids).execute();
+    await this.db
+      .updateTable('live_stream_instances')
+      .set({ email, updated_at: now })
+      .where('organization_id', '=', organizationId)
+      .where('id', 'in', ids)
+      .execute();
   }
 
   /**
@@ -125,6 +139,11 @@ export class GdprRepository {
   }
 
   async setJobPayload(id: number, payload: unknown): Promise<void> {
-    await this.db.updateTable('jobs').set({ payload: JSON.stringify(payload) }).where('id', '=', id).where('status', '!=', 'running').execute();
+    await this.db
+      .updateTable('jobs')
+      .set({ payload: JSON.stringify(payload) })
+      .where('id', '=', id)
+      .where('status', '!=', 'running')
+      .execute();
   }
 }

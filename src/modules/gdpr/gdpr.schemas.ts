@@ -9,18 +9,30 @@ const PersonName = Type.String({ maxLength: 255, pattern: '^[^\\u0000-\\u001F\\u
 
 export const GdprNewValues = Type.Object(
   {
-    email: Type.Optional(Type.String({ minLength: 3, maxLength: 254, format: 'email', description: 'New address (stored lower-case; must stay unique among the organization\'s users)' })),
+    email: Type.Optional(
+      Type.String({
+        minLength: 3,
+        maxLength: 254,
+        format: 'email',
+        description: "New address (stored lower-case; must stay unique among the organization's users)",
+      }),
+    ),
     first_name: Type.Optional(PersonName),
     last_name: Type.Optional(PersonName),
-    company: Type.Optional(Type.String({ maxLength: 255, pattern: '^[^\\u0000-\\u001F\\u007F]*$', description: 'Accepted; no Reelbase record stores a company (docs/gdpr.md)' })),
+    company: Type.Optional(
+      Type.String({ maxLength: 255, pattern: '^[^\\u0000-\\u001F\\u007F]*$', description: 'Accepted; no Reelbase record stores a company (docs/gdpr.md)' }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );
 export type GdprNewValues = Static<typeof GdprNewValues>;
 
 export const CreateGdprRequestBody = Type.Object({
-  request_action: Type.Union(GDPR_ACTIONS.map((a) => Type.Literal(a)), { description: 'access, forget or rectify' }),
-  email: Type.String({ minLength: 3, maxLength: 254, format: 'email', description: 'The data subject\'s address (case-insensitive)' }),
+  request_action: Type.Union(
+    GDPR_ACTIONS.map((a) => Type.Literal(a)),
+    { description: 'access, forget or rectify' },
+  ),
+  email: Type.String({ minLength: 3, maxLength: 254, format: 'email', description: "The data subject's address (case-insensitive)" }),
   webhook: Type.Optional(Nullable(HttpUrl)),
   new_values: Type.Optional(GdprNewValues),
 });

@@ -27,6 +27,7 @@ export interface GdprWebhookBody {
 const STAKEHOLDER_PAGE = 500;
 const isFinal = (status: string) => status === 'completed' || status === 'failed';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- stored JSON (request values, results, job payloads), checked field by field where read.
 export function parseJson(text: string | null): any {
   if (text === null) return null;
   try {
@@ -196,12 +197,12 @@ export class GdprService {
    * messages naming it, and stakeholder mails waiting to be sent again (of the stakeholder emails found).
    */
   private async messagesOf(repo: GdprRepository, organizationId: number, matches: (address: string) => boolean, stakeholderIds: Set<number>) {
-    const identified: { id: number; status: string; payload: any; body: any }[] = [];
-    const mails: { id: number; payload: any }[] = [];
-    for (let after = 0; ; ) {
+    const identified: GdprSubject['messages']['identified'] = [];
+    const mails: GdprSubject['messages']['mails'] = [];
+    for (let after = 0; ;) {
       const page = await repo.messagesPage(after, STAKEHOLDER_PAGE);
       for (const job of page) {
-        const payload = parseJson(job.payload) as any;
+        const payload = parseJson(job.payload);
         if (!payload || typeof payload !== 'object') continue;
         if (job.type === 'webhook.notify') {
           const body = payload.body;
@@ -219,7 +220,7 @@ export class GdprService {
 
   private async stakeholderEmailsOf(repo: GdprRepository, organizationId: number, matches: (address: string) => boolean) {
     const found: { row: Awaited<ReturnType<GdprRepository['stakeholderEmailsPage']>>[number]; recipients: string[] }[] = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await repo.stakeholderEmailsPage(organizationId, after, STAKEHOLDER_PAGE);
       for (const row of page) {
         const recipients = parseRecipients(row.recipients);

@@ -15,12 +15,7 @@ export class IdempotencyRepository {
   }
 
   find(organizationId: number, key: string) {
-    return this.db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .where('key', '=', key)
-      .executeTakeFirst();
+    return this.db.selectFrom('idempotency_keys').selectAll().where('organization_id', '=', organizationId).where('key', '=', key).executeTakeFirst();
   }
 
   async removeIfCreatedBefore(organizationId: number, key: string, cutoff: number): Promise<void> {

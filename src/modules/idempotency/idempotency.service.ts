@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { IdempotencyRepository } from './idempotency.repository.ts';
+import { type IdempotencyRepository } from './idempotency.repository.ts';
 
 export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 60 * 60;
 
@@ -18,14 +18,13 @@ function canonical(value: unknown): string {
 }
 
 export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${path}\n${canonical(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method} ${path}\n${canonical(body)}`)
+    .digest('hex');
 }
 
 export class IdempotencyService {
-
-  constructor(
-    private readonly repo: IdempotencyRepository,
-  ) {}
+  constructor(private readonly repo: IdempotencyRepository) {}
 
   /** Either claims the key (null: go ahead and run) or returns the stored response to replay. */
   async begin(organizationId: number, key: string, fingerprint: string): Promise<StoredResponse | null> {

@@ -12,9 +12,7 @@ export const BlacklistedIpRange = Type.Object({
 export type BlacklistedIpRange = Static<typeof BlacklistedIpRange>;
 
 export const CreateIpRangeBody = Type.Object({
-  name: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\u0000-\\u001F\\u007F]*$', description: 'Label; default: the ip_range' }),
-  ),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\u0000-\\u001F\\u007F]*$', description: 'Label; default: the ip_range' })),
   ip_range: Type.String({
     minLength: 1,
     maxLength: 64,

@@ -2,7 +2,7 @@ import { invalidField, notFound } from '../../lib/errors.ts';
 import type { Listing, Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { addressKey, CidrError, parseCidr, toKey } from './cidr.ts';
-import { IpRangesRepository, type IpRangeRow } from './ip-ranges.repository.ts';
+import { type IpRangesRepository, type IpRangeRow } from './ip-ranges.repository.ts';
 import type { BlacklistedIpRange, CreateIpRangeBody } from './ip-ranges.schemas.ts';
 
 export function toIpRange(row: IpRangeRow): BlacklistedIpRange {
@@ -18,10 +18,7 @@ export function toIpRange(row: IpRangeRow): BlacklistedIpRange {
 
 /** Blacklisted IP ranges of an organization, and the check a watch page makes against them. */
 export class IpRangesService {
-
-  constructor(
-    private readonly repo: IpRangesRepository,
-  ) {}
+  constructor(private readonly repo: IpRangesRepository) {}
 
   async create(organizationId: number, body: CreateIpRangeBody): Promise<BlacklistedIpRange> {
     const ipRange = body.ip_range.trim();

@@ -71,7 +71,9 @@ export async function insertInstance(
     created_at: now,
     updated_at: now,
   });
-  await repos.chapters.with(trx).insert({ organization_id: organizationId, player_id: player.id, video_id: video.id, position: 0, created_at: now, updated_at: now });
+  await repos.chapters
+    .with(trx)
+    .insert({ organization_id: organizationId, player_id: player.id, video_id: video.id, position: 0, created_at: now, updated_at: now });
   return repos.live.with(trx).insertInstance({
     organization_id: organizationId,
     stream_id: stream.id,

@@ -30,7 +30,6 @@ export function liveTiming(live: Config['live']): { heldMs: number; staleAfterMs
  * ingest processes sharing a database never both apply one.
  */
 export class LiveStateService {
-
   constructor(
     private readonly db: Kysely<DB>,
     private readonly timing: {
@@ -70,7 +69,7 @@ export class LiveStateService {
         return { ok: true, streamId: stream.id };
       }
       default:
-        return Boolean(stream.recurring) ? { ok: true, streamId: stream.id } : { ok: false, reason: 'This broadcast has ended' };
+        return stream.recurring ? { ok: true, streamId: stream.id } : { ok: false, reason: 'This broadcast has ended' };
     }
   }
 
@@ -91,7 +90,14 @@ export class LiveStateService {
         const now = Math.floor(nowMs / 1000);
         const feed = role === 'primary' ? { primary_session: feedSession } : { backup_session: feedSession };
         if (latest.status === 'unaired') {
-          const row = await repo.goLive(latest.id, { status: 'live', start_time: now, ingest_session: ingestSession, ingest_heartbeat_at: nowMs, ...feed, updated_at: now });
+          const row = await repo.goLive(latest.id, {
+            status: 'live',
+            start_time: now,
+            ingest_session: ingestSession,
+            ingest_heartbeat_at: nowMs,
+            ...feed,
+            updated_at: now,
+          });
           if (!row) return 'retry';
           if (!row.disable_notifications) await enqueue(trx, 'live.notify', { instance_id: row.id });
           return { instance: row, started: true };
@@ -101,16 +107,23 @@ export class LiveStateService {
           return row ? { instance: row, started: false } : 'retry';
         }
         if (!stream.recurring) return null;
-        const row = await insertInstance(trx, this.repos, stream, {
-          name: latest.name,
-          description: latest.description,
-          tags: parseTags(latest.tags),
-          air_date: null,
-          segment_length: latest.segment_length,
-          dvr_enabled: Boolean(latest.dvr_enabled),
-          disable_notifications: Boolean(latest.disable_notifications),
-          email: latest.email,
-        }, now, { startTime: now, session: ingestSession, heartbeat: nowMs, feed: { role, session: feedSession } });
+        const row = await insertInstance(
+          trx,
+          this.repos,
+          stream,
+          {
+            name: latest.name,
+            description: latest.description,
+            tags: parseTags(latest.tags),
+            air_date: null,
+            segment_length: latest.segment_length,
+            dvr_enabled: Boolean(latest.dvr_enabled),
+            disable_notifications: Boolean(latest.disable_notifications),
+            email: latest.email,
+          },
+          now,
+          { startTime: now, session: ingestSession, heartbeat: nowMs, feed: { role, session: feedSession } },
+        );
         if (!row.disable_notifications) await enqueue(trx, 'live.notify', { instance_id: row.id });
         return { instance: row, started: true };
       });

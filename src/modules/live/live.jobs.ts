@@ -25,7 +25,14 @@ export interface LiveJobDeps {
   videos: VideosRepository;
 }
 
-export function liveJobs({ config, media, mailer, videoMedia: service, live, videos }: LiveJobDeps): JobHandlersFor<JobKinds, 'live.record' | 'live.notify' | 'live.cleanup'> {
+export function liveJobs({
+  config,
+  media,
+  mailer,
+  videoMedia: service,
+  live,
+  videos,
+}: LiveJobDeps): JobHandlersFor<JobKinds, 'live.record' | 'live.notify' | 'live.cleanup'> {
   const finish = async (instanceId: number, recorded: boolean) => {
     await live.markReady(instanceId, nowSeconds(), recorded);
   };
@@ -51,7 +58,14 @@ export function liveJobs({ config, media, mailer, videoMedia: service, live, vid
         const source = path.join(work.dir, 'recording.mp4');
         const segments = await buildRecording(config.ffmpegPath, liveDir(config.dataDir, instance.player_uuid), source, ctx.signal);
         if (segments === 0) throw new PermanentJobError('The broadcast recorded no media');
-        const result = await processSource({ ffmpegPath: config.ffmpegPath, ffprobePath: config.ffprobePath, source, workDir: work.dir, audioGainDb: video.audio_gain, signal: ctx.signal });
+        const result = await processSource({
+          ffmpegPath: config.ffmpegPath,
+          ffprobePath: config.ffprobePath,
+          source,
+          workDir: work.dir,
+          audioGainDb: video.audio_gain,
+          signal: ctx.signal,
+        });
         folder = service.newRunFolder(video, version.version);
         const keys = await storeResult(media.store, folder, result);
         const published = await service.completeProcessing(version, folder, result, keys);

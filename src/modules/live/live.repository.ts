@@ -24,7 +24,6 @@ export class LiveRepository {
     return new LiveRepository(db);
   }
 
-
   async organizationFeatures(id: number): Promise<string | null> {
     const row = await this.db.selectFrom('organizations').select('features').where('id', '=', id).executeTakeFirst();
     return row ? row.features : null;
@@ -103,22 +102,30 @@ export class LiveRepository {
   }
 
   list(organizationId: number, filter: LiveListFilter, order: LiveListOrder, page: { limit: number; offset: number }) {
-    let q = this.filtered(organizationId, filter)
-      .innerJoin('live_streams as s', 's.id', 'i.stream_id')
-      .selectAll('i')
-      .select('s.recurring as recurring');
+    let q = this.filtered(organizationId, filter).innerJoin('live_streams as s', 's.id', 'i.stream_id').selectAll('i').select('s.recurring as recurring');
     // Unset times order as 0 (as answered) on both dialects.
-    q = order.column === 'id' ? q.orderBy('i.id', order.direction) : q.orderBy(sql`coalesce(${sql.ref(`i.${order.column}`)}, 0)`, order.direction).orderBy('i.id', 'asc');
+    q =
+      order.column === 'id'
+        ? q.orderBy('i.id', order.direction)
+        : q.orderBy(sql`coalesce(${sql.ref(`i.${order.column}`)}, 0)`, order.direction).orderBy('i.id', 'asc');
     return q.limit(page.limit).offset(page.offset).execute();
   }
 
   async count(organizationId: number, filter: LiveListFilter): Promise<number> {
-    const row = await this.filtered(organizationId, filter).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await this.filtered(organizationId, filter)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
   update(organizationId: number, id: number, changes: Updateable<LiveStreamInstancesTable>): Promise<LiveInstanceRow | undefined> {
-    return this.db.updateTable('live_stream_instances').set(changes).where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
+    return this.db
+      .updateTable('live_stream_instances')
+      .set(changes)
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
   }
 
   async delete(id: number): Promise<void> {
@@ -148,7 +155,9 @@ export class LiveRepository {
       .where('id', '=', id)
       .where('status', '=', 'live')
       .where('ingest_session', '=', session)
-      .where((eb) => eb.exists(eb.selectFrom('live_streams as s').select('s.id').whereRef('s.id', '=', 'live_stream_instances.stream_id').where('s.deleted_at', 'is', null)))
+      .where((eb) =>
+        eb.exists(eb.selectFrom('live_streams as s').select('s.id').whereRef('s.id', '=', 'live_stream_instances.stream_id').where('s.deleted_at', 'is', null)),
+      )
       .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }

@@ -30,7 +30,10 @@ export const LiveInstanceParams = Type.Object({
 
 export const CreateLiveBody = Type.Object({
   stream_options: Type.Optional(
-    Type.Object({ recurring: Type.Optional(Type.Boolean({ description: 'The key can start new broadcasts after one ends' })) }, { additionalProperties: false }),
+    Type.Object(
+      { recurring: Type.Optional(Type.Boolean({ description: 'The key can start new broadcasts after one ends' })) },
+      { additionalProperties: false },
+    ),
   ),
   video_options: Type.Object(
     {

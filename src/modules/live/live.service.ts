@@ -54,7 +54,6 @@ function hasFeature(features: string | null, name: string): boolean {
 
 /** The rules of the live stream API (docs/live.md). */
 export class LiveService {
-
   constructor(
     private readonly db: Kysely<DB>,
     private readonly config: Config,
@@ -102,16 +101,22 @@ export class LiveService {
         created_at: now,
         updated_at: now,
       });
-      const instance = await insertInstance(trx, this.repos, stream, {
-        name,
-        description: v.description,
-        tags,
-        air_date: toSeconds(v.air_date, 'video_options.air_date'),
-        segment_length: v.segment_length ?? DEFAULT_SEGMENT_LENGTH,
-        dvr_enabled: v.dvr_enabled === true,
-        disable_notifications: v.disable_notifications === true,
-        email,
-      }, now);
+      const instance = await insertInstance(
+        trx,
+        this.repos,
+        stream,
+        {
+          name,
+          description: v.description,
+          tags,
+          air_date: toSeconds(v.air_date, 'video_options.air_date'),
+          segment_length: v.segment_length ?? DEFAULT_SEGMENT_LENGTH,
+          dvr_enabled: v.dvr_enabled === true,
+          disable_notifications: v.disable_notifications === true,
+          email,
+        },
+        now,
+      );
       return { stream_instance_id: instance.id };
     });
   }
@@ -124,7 +129,8 @@ export class LiveService {
     };
     // Rule 1 of the spec: order_by (and direction) only with per_page or page; direction only with order_by.
     const paging = query.per_page !== undefined || query.page !== undefined;
-    const order: LiveListOrder = paging && query.order_by ? { column: query.order_by, direction: query.direction ?? 'asc' } : { column: 'id', direction: 'asc' };
+    const order: LiveListOrder =
+      paging && query.order_by ? { column: query.order_by, direction: query.direction ?? 'asc' } : { column: 'id', direction: 'asc' };
     const [rows, total] = await Promise.all([this.repo.list(organizationId, filter, order, page), this.repo.count(organizationId, filter)]);
     const items: LiveListItem[] = rows.map((r) => ({
       id: r.id,
@@ -207,7 +213,8 @@ export class LiveService {
             updated_at: now,
           });
         }
-        if (row.player_id !== null && body.name !== undefined) await this.repos.players.with(trx).update(organizationId, row.player_id, { name, updated_at: now });
+        if (row.player_id !== null && body.name !== undefined)
+          await this.repos.players.with(trx).update(organizationId, row.player_id, { name, updated_at: now });
       }
     });
     return { success: true };

@@ -8,7 +8,7 @@ const header = (value: string | string[] | undefined) => (Array.isArray(value) ?
  * GET/HEAD /media/files/<key>?expires=&signature=: stored media served by signed URL (outside
  * /dashboard, no token: the signature is the authorization). Range requests are answered with 206.
  */
-export default async function mediaFilesRoutes(app: App, { config, services }: Deps) {
+export default async function mediaFilesRoutes(app: App, { services }: Deps) {
   const files = services.mediaFiles;
 
   app.route({

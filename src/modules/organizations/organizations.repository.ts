@@ -19,7 +19,10 @@ export class OrganizationsRepository {
   }
 
   async count(): Promise<number> {
-    const row = await this.db.selectFrom('organizations').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('organizations')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -47,7 +50,9 @@ export class OrganizationsRepository {
   }
 
   async countSubtree(rootId: number): Promise<number> {
-    const row = await this.subtree(rootId).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const row = await this.subtree(rootId)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 

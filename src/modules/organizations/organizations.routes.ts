@@ -9,55 +9,75 @@ const tags = ['organizations'];
 export default async function organizationsRoutes(app: App, { config, services }: Deps) {
   const service = services.organizations;
 
-  app.get('/v1/organizations', {
-    config: { list: 'organizations' },
-    schema: {
-      tags,
-      summary: "The token's organization and its descendants: a bare array without per_page, {organizations, summary} with it",
-      querystring: OrganizationListQuery,
-      response: { 200: OrganizationList },
+  app.get(
+    '/v1/organizations',
+    {
+      config: { list: 'organizations' },
+      schema: {
+        tags,
+        summary: "The token's organization and its descendants: a bare array without per_page, {organizations, summary} with it",
+        querystring: OrganizationListQuery,
+        response: { 200: OrganizationList },
+      },
     },
-  }, async (req) => {
-    const page = pageOf(req.query, config.listDefaultCap);
-    const { items, total } = await service.list(req.auth.organizationId, page);
-    return arrayOrEnvelope('organizations', items, page, total);
-  });
-
-  app.get('/v1/accounts', {
-    config: { list: 'accounts' },
-    schema: {
-      tags,
-      summary: 'Accounts the token may see (its organization and descendants): a bare array without per_page, {accounts, summary} with it',
-      querystring: OrganizationListQuery,
-      response: { 200: AccountList },
+    async (req) => {
+      const page = pageOf(req.query, config.listDefaultCap);
+      const { items, total } = await service.list(req.auth.organizationId, page);
+      return arrayOrEnvelope('organizations', items, page, total);
     },
-  }, async (req) => {
-    const page = pageOf(req.query, config.listDefaultCap);
-    const { items, total } = await service.list(req.auth.organizationId, page);
-    return arrayOrEnvelope('accounts', items, page, total);
-  });
+  );
 
-  app.get('/v1/organizations/:id', {
-    schema: { tags, summary: 'Get an organization (the token\'s or a descendant)', params: IdParams, response: { 200: Organization } },
-  }, async (req) => service.get(req.auth.organizationId, req.params.id));
-
-  app.patch('/v1/organizations/:id', {
-    config: { permission: 'org:manage', wrap: 'organization' },
-    schema: {
-      tags,
-      summary: 'Update an organization: name, domains and allotment limits (owners)',
-      params: IdParams,
-      body: UpdateOrganizationBody,
-      response: { 200: Organization },
+  app.get(
+    '/v1/accounts',
+    {
+      config: { list: 'accounts' },
+      schema: {
+        tags,
+        summary: 'Accounts the token may see (its organization and descendants): a bare array without per_page, {accounts, summary} with it',
+        querystring: OrganizationListQuery,
+        response: { 200: AccountList },
+      },
     },
-  }, async (req) => service.update(req.auth.organizationId, req.params.id, req.body));
-
-  app.get('/v1/organizations/:id/family', {
-    schema: {
-      tags,
-      summary: 'The family tree the organization belongs to, as far as the token may see it',
-      params: IdParams,
-      response: { 200: FamilyTree },
+    async (req) => {
+      const page = pageOf(req.query, config.listDefaultCap);
+      const { items, total } = await service.list(req.auth.organizationId, page);
+      return arrayOrEnvelope('accounts', items, page, total);
     },
-  }, async (req) => service.family(req.auth.organizationId, req.params.id));
+  );
+
+  app.get(
+    '/v1/organizations/:id',
+    {
+      schema: { tags, summary: "Get an organization (the token's or a descendant)", params: IdParams, response: { 200: Organization } },
+    },
+    async (req) => service.get(req.auth.organizationId, req.params.id),
+  );
+
+  app.patch(
+    '/v1/organizations/:id',
+    {
+      config: { permission: 'org:manage', wrap: 'organization' },
+      schema: {
+        tags,
+        summary: 'Update an organization: name, domains and allotment limits (owners)',
+        params: IdParams,
+        body: UpdateOrganizationBody,
+        response: { 200: Organization },
+      },
+    },
+    async (req) => service.update(req.auth.organizationId, req.params.id, req.body),
+  );
+
+  app.get(
+    '/v1/organizations/:id/family',
+    {
+      schema: {
+        tags,
+        summary: 'The family tree the organization belongs to, as far as the token may see it',
+        params: IdParams,
+        response: { 200: FamilyTree },
+      },
+    },
+    async (req) => service.family(req.auth.organizationId, req.params.id),
+  );
 }

@@ -58,5 +58,5 @@ export const FamilyTree = Type.Object(
     parent_id: Nullable(Type.Integer()),
     children: Type.Array(Type.Unknown(), { description: 'Child organizations, each of this same shape, by id' }),
   },
-  { description: 'The visible part of the family tree: rooted at the token\'s organization' },
+  { description: "The visible part of the family tree: rooted at the token's organization" },
 );

@@ -7,7 +7,7 @@ import type { TokensService } from '../tokens/tokens.service.ts';
 import { AllotmentsService } from '../allotments/allotments.service.ts';
 import type { AllotmentLimitInput, AllotmentsResponse, AllotmentType, AllotmentUsage } from '../allotments/allotments.schemas.ts';
 import type { TeamsRepository } from '../teams/teams.repository.ts';
-import { OrganizationsRepository, type OrganizationRow } from './organizations.repository.ts';
+import { type OrganizationsRepository, type OrganizationRow } from './organizations.repository.ts';
 import type { FamilyNode, Organization, UpdateOrganizationBody } from './organizations.schemas.ts';
 
 /** The name of the admin team every organization is created with. */
@@ -20,7 +20,6 @@ export interface DomainDefaults {
 }
 
 export class OrganizationsService {
-
   constructor(
     private readonly db: Kysely<DB>,
     private readonly repo: OrganizationsRepository,

@@ -30,7 +30,9 @@ export class PlayerVideosService {
         created_at: now,
         updated_at: now,
       });
-      await this.chapters.with(trx).insert({ organization_id: organizationId, player_id: player.id, video_id: video.id, position: 0, created_at: now, updated_at: now });
+      await this.chapters
+        .with(trx)
+        .insert({ organization_id: organizationId, player_id: player.id, video_id: video.id, position: 0, created_at: now, updated_at: now });
       return toVideo(video);
     });
   }
@@ -46,7 +48,11 @@ export class PlayerVideosService {
       const deleted = await this.videos.deleteRow(trx, organizationId, id);
       const now = nowSeconds();
       const remaining = await chapters.forPlayers(playerIds);
-      for (const playerId of playerIds) await chapters.renumber(remaining.filter((c) => c.player_id === playerId), now);
+      for (const playerId of playerIds)
+        await chapters.renumber(
+          remaining.filter((c) => c.player_id === playerId),
+          now,
+        );
       return deleted;
     });
     await this.videos.removeFiles(row);

@@ -34,7 +34,9 @@ export class PlayersRepository {
   }
 
   async count(organizationId: number, query?: string): Promise<number> {
-    const row = await this.filtered(organizationId, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await this.filtered(organizationId, query)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 

@@ -9,7 +9,7 @@ import { placeAt, toChapter, type ChapterWriters } from '../chapters/chapter-wri
 import type { NestedChapterInput } from '../chapters/chapters.schemas.ts';
 import type { VideosRepository } from '../videos/videos.repository.ts';
 import type { AllotmentsService } from '../allotments/allotments.service.ts';
-import { PlayersRepository, type PlayerRow } from './players.repository.ts';
+import { type PlayersRepository, type PlayerRow } from './players.repository.ts';
 import type { CreatePlayerBody, Player, UpdatePlayerBody } from './players.schemas.ts';
 import { parseStringList } from '../../lib/json-list.ts';
 import type { WebhooksService } from '../webhooks/webhooks.service.ts';
@@ -62,23 +62,42 @@ function settingsColumns(body: Partial<CreatePlayerBody>): Updateable<PlayersTab
   if (typeof body.color === 'string') out.color = body.color.replace(/^#/, '').toLowerCase();
   if (typeof body.playlist_color === 'string') out.playlist_color = body.playlist_color.replace(/^#/, '').toLowerCase();
   if (body.whitelisted_embed_domains !== undefined) {
-    const list = Array.isArray(body.whitelisted_embed_domains)
-      ? body.whitelisted_embed_domains
-      : body.whitelisted_embed_domains.split(',');
+    const list = Array.isArray(body.whitelisted_embed_domains) ? body.whitelisted_embed_domains : body.whitelisted_embed_domains.split(',');
     out.whitelisted_embed_domains = JSON.stringify([...new Set(list.map((d) => d.trim().toLowerCase()).filter(Boolean))]);
   }
-  return out as Updateable<PlayersTable>;
+  return out;
 }
 
 const knownColumns = new Set([
-  'name', 'access_code', 'autoplay', 'sharing_page_comments', 'sharing_page', 'default_hd', 'splash_screen_fade',
-  'mute_onload', 'height', 'width', 'playlist_always_open', 'release_date', 'expiry_date', 'redirect_url',
-  'redirect_whole_page', 'color', 'play_button', 'viral_sharing', 'whitelisted_embed_domains', 'embed_button',
-  'description', 'viral_sharing_message', 'custom_sharing_link', 'playlist_color', 'on_complete',
+  'name',
+  'access_code',
+  'autoplay',
+  'sharing_page_comments',
+  'sharing_page',
+  'default_hd',
+  'splash_screen_fade',
+  'mute_onload',
+  'height',
+  'width',
+  'playlist_always_open',
+  'release_date',
+  'expiry_date',
+  'redirect_url',
+  'redirect_whole_page',
+  'color',
+  'play_button',
+  'viral_sharing',
+  'whitelisted_embed_domains',
+  'embed_button',
+  'description',
+  'viral_sharing_message',
+  'custom_sharing_link',
+  'playlist_color',
+  'on_complete',
 ]);
 
 function onlyKnown(columns: Updateable<PlayersTable>): Updateable<PlayersTable> {
-  return Object.fromEntries(Object.entries(columns).filter(([k]) => knownColumns.has(k))) as Updateable<PlayersTable>;
+  return Object.fromEntries(Object.entries(columns).filter(([k]) => knownColumns.has(k)));
 }
 
 /** `videofacade_*` for a player of one chapter (or none), `playlist_*` for more (the reference's two kinds of player). */
@@ -87,7 +106,6 @@ export function playerEvent(player: Player, action: 'create' | 'update' | 'destr
 }
 
 export class PlayersService {
-
   constructor(
     private readonly db: Kysely<DB>,
     private readonly players: PlayersRepository,
@@ -134,7 +152,7 @@ export class PlayersService {
         release_date: body.release_date ?? now,
         created_at: now,
         updated_at: now,
-      } as never);
+      });
       await this.writeChapters(trx, organizationId, row.id, [], body.chapters_attributes ?? [], now);
       const [player] = await this.assemble([row], trx);
       await this.announce(trx, organizationId, 'create', player);

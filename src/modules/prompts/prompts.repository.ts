@@ -21,13 +21,7 @@ export class PromptsRepository {
   }
 
   update(organizationId: number, type: string, changes: { content: string; cta_link: string; updated_at: number }) {
-    return this.db
-      .updateTable('prompts')
-      .set(changes)
-      .where('organization_id', '=', organizationId)
-      .where('type', '=', type)
-      .returningAll()
-      .executeTakeFirst();
+    return this.db.updateTable('prompts').set(changes).where('organization_id', '=', organizationId).where('type', '=', type).returningAll().executeTakeFirst();
   }
 
   delete(organizationId: number, type: string) {

@@ -35,7 +35,12 @@ export const PromptQuery = Type.Object({
 
 export const PutPromptBody = Type.Object({
   type: Type.Optional(PromptType),
-  content: Type.String({ minLength: 1, maxLength: PROMPT_CONTENT_MAX, pattern: TEXT_PATTERN, description: 'Template text; `{{topic}}`, `{{video_type}}`, `{{length}}`, `{{duration}}` and `{{type}}` are filled in' }),
+  content: Type.String({
+    minLength: 1,
+    maxLength: PROMPT_CONTENT_MAX,
+    pattern: TEXT_PATTERN,
+    description: 'Template text; `{{topic}}`, `{{video_type}}`, `{{length}}`, `{{duration}}` and `{{type}}` are filled in',
+  }),
   ctaLink: Type.Optional(CtaLink),
   cta_link: Type.Optional(CtaLink),
 });

@@ -1,6 +1,6 @@
 import { AppError, invalidField } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { PromptsRepository, type PromptRow } from './prompts.repository.ts';
+import { type PromptsRepository, type PromptRow } from './prompts.repository.ts';
 import type { GeneratedScript, GenerateScriptQuery, Prompt, PutPromptBody } from './prompts.schemas.ts';
 import { buildOutline } from './script-outline.ts';
 
@@ -36,10 +36,7 @@ const normalizeType = (type: string | undefined) => (type ?? DEFAULT_PROMPT_TYPE
 const toWire = (row: PromptRow): Prompt => ({ id: row.id, type: row.type, content: row.content, ctaLink: row.cta_link });
 
 export class PromptsService {
-
-  constructor(
-    private readonly repo: PromptsRepository,
-  ) {}
+  constructor(private readonly repo: PromptsRepository) {}
 
   /** The organization's prompt of that type, else the built-in one; 404 when neither exists. */
   async get(organizationId: number, requestedType?: string): Promise<Prompt> {
@@ -78,7 +75,9 @@ export class PromptsService {
   async generateScript(organizationId: number, query: GenerateScriptQuery): Promise<GeneratedScript> {
     const topic = wellFormed(query.topic).trim().replace(/\s+/g, ' ');
     if (!topic) throw invalidField('topic', 'must not be blank');
-    const videoType = wellFormed(query.video_type ?? 'video').trim().replace(/\s+/g, ' ');
+    const videoType = wellFormed(query.video_type ?? 'video')
+      .trim()
+      .replace(/\s+/g, ' ');
     if (!videoType) throw invalidField('video_type', 'must not be blank');
     const type = normalizeType(query.type);
     const length = query.length ?? 'medium';

@@ -77,7 +77,9 @@ function sectionContent(kind: Kind, title: string, topic: string, videoType: str
     case 'intro':
       return `Say who you are and who this ${videoType} is for, then set up ${topic}: the problem it solves and what the viewer will take away.`;
     case 'points':
-      return `Cover ${points} points: ${POINTS.slice(0, points).map((p, i) => `${i + 1}) ${p(topic)}`).join('; ')}.`;
+      return `Cover ${points} points: ${POINTS.slice(0, points)
+        .map((p, i) => `${i + 1}) ${p(topic)}`)
+        .join('; ')}.`;
     case 'example':
       return `Show one concrete example of ${topic} in action, step by step, with the result on screen.`;
     case 'summary':
@@ -102,9 +104,7 @@ function split(total: number, weights: number[]): number[] {
 const clock = (s: number) => `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 
 export function fillTemplate(template: string, values: Record<string, string>): string {
-  return template.replace(/\{\{\s*([a-z_]+)\s*\}\}/g, (whole, name: string) =>
-    Object.prototype.hasOwnProperty.call(values, name) ? values[name] : whole,
-  );
+  return template.replace(/\{\{\s*([a-z_]+)\s*\}\}/g, (whole, name: string) => (Object.prototype.hasOwnProperty.call(values, name) ? values[name] : whole));
 }
 
 const LIST_ITEM = /^\s*(?:[-*•]|\d{1,3}[.)])\s+(.*\S)\s*$/;
@@ -131,7 +131,10 @@ export function buildOutline(input: OutlineInput): Outline {
   }
   const sectionTitles = titles.length > 0 ? titles : DEFAULT_SECTIONS[input.length];
   const kinds = sectionTitles.map(kindOf);
-  const seconds = split(profile.seconds, kinds.map((k) => WEIGHTS[k]));
+  const seconds = split(
+    profile.seconds,
+    kinds.map((k) => WEIGHTS[k]),
+  );
   const sections = sectionTitles.map((title, i) => ({
     title,
     content: sectionContent(kinds[i], title, input.topic, input.videoType, profile.points),

@@ -6,8 +6,12 @@ const ServiceRoot = Type.Object({
   embed_domain: Type.String(),
 });
 
-export default async function serviceRootRoutes(app: App, { config, services }: Deps) {
-  app.get('/v1', {
-    schema: { tags: ['service'], summary: 'Service root: playback and embed domains', response: { 200: ServiceRoot } },
-  }, async () => ({ playback_domain: config.playbackDomain, embed_domain: config.embedDomain }));
+export default async function serviceRootRoutes(app: App, { config }: Deps) {
+  app.get(
+    '/v1',
+    {
+      schema: { tags: ['service'], summary: 'Service root: playback and embed domains', response: { 200: ServiceRoot } },
+    },
+    async () => ({ playback_domain: config.playbackDomain, embed_domain: config.embedDomain }),
+  );
 }

@@ -34,7 +34,11 @@ export class StakeholderEmailsRepository {
 
   /** A refused attempt: the email stays `sending` (the queue tries again). */
   async noteError(id: number, error: string): Promise<void> {
-    await this.db.updateTable('stakeholder_emails').set({ error: error.slice(0, 1000) }).where('id', '=', id).execute();
+    await this.db
+      .updateTable('stakeholder_emails')
+      .set({ error: error.slice(0, 1000) })
+      .where('id', '=', id)
+      .execute();
   }
 
   async status(id: number): Promise<string | undefined> {
@@ -42,7 +46,11 @@ export class StakeholderEmailsRepository {
   }
 
   async markFailed(id: number, error: string): Promise<void> {
-    await this.db.updateTable('stakeholder_emails').set({ status: 'failed', error: error.slice(0, 1000) }).where('id', '=', id).execute();
+    await this.db
+      .updateTable('stakeholder_emails')
+      .set({ status: 'failed', error: error.slice(0, 1000) })
+      .where('id', '=', id)
+      .execute();
   }
 
   findPlayerById(organizationId: number, id: number) {
@@ -50,7 +58,12 @@ export class StakeholderEmailsRepository {
   }
 
   findPlayerByUuid(organizationId: number, uuid: string) {
-    return this.db.selectFrom('players').select(['id', 'uuid', 'name']).where('organization_id', '=', organizationId).where('uuid', '=', uuid).executeTakeFirst();
+    return this.db
+      .selectFrom('players')
+      .select(['id', 'uuid', 'name'])
+      .where('organization_id', '=', organizationId)
+      .where('uuid', '=', uuid)
+      .executeTakeFirst();
   }
 
   async userEmail(organizationId: number, userId: number): Promise<string | null> {

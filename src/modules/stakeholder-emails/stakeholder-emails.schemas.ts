@@ -13,7 +13,7 @@ export const SendStakeholderEmailBody = Type.Object({
   subject: Type.String({ minLength: 1, maxLength: SUBJECT_MAX, pattern: '^[^\\u0000-\\u001F\\u007F]*$' }),
   // Plain text: no control characters except tab and line breaks.
   body: Type.String({ minLength: 1, maxLength: BODY_MAX, pattern: '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$' }),
-  player_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: "A player of the organization: its watch link is added to the mail" })),
+  player_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'A player of the organization: its watch link is added to the mail' })),
   player_uuid: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The same, by UUID' })),
 });
 export type SendStakeholderEmailBody = Static<typeof SendStakeholderEmailBody>;
@@ -23,7 +23,10 @@ export const StakeholderEmail = Type.Object({
   recipients: Type.Array(Type.String()),
   subject: Type.String(),
   player_id: Nullable(Type.Integer()),
-  sent_at: Type.Integer({ description: 'Unix seconds at which the message was taken: by the mail server (or the outbox), or, when the mail server could not take it at once, by Reelbase to send it again' }),
+  sent_at: Type.Integer({
+    description:
+      'Unix seconds at which the message was taken: by the mail server (or the outbox), or, when the mail server could not take it at once, by Reelbase to send it again',
+  }),
 });
 export type StakeholderEmail = Static<typeof StakeholderEmail>;
 
@@ -31,6 +34,8 @@ export const ThrottleStatus = Type.Object({
   limit: Type.Integer({ description: 'Stakeholder emails per window (STAKEHOLDER_EMAILS_PER_HOUR)' }),
   remaining: Type.Integer({ description: 'How many more may be sent now' }),
   window_seconds: Type.Integer({ description: 'Length of the sliding window: 3600' }),
-  resets_at: Type.Integer({ description: 'Unix seconds at which remaining next grows (the oldest counted email leaves the window); now when nothing is counted' }),
+  resets_at: Type.Integer({
+    description: 'Unix seconds at which remaining next grows (the oldest counted email leaves the window); now when nothing is counted',
+  }),
 });
 export type ThrottleStatus = Static<typeof ThrottleStatus>;

@@ -16,7 +16,10 @@ export type StakeholderMailPayload = JobPayload<'mail.stakeholder'>;
 
 /** 429: the organization's hourly allowance is used up; nothing was sent. */
 export class RateLimitedError extends AppError {
-  constructor(readonly retryAfterSeconds: number, limit: number) {
+  constructor(
+    readonly retryAfterSeconds: number,
+    limit: number,
+  ) {
     super('rate_limited', `At most ${limit} stakeholder emails per hour; try again in ${retryAfterSeconds} s`);
   }
 }
@@ -138,7 +141,8 @@ export class StakeholderEmailsService {
       await this.repo.markSent(payload.emailId, nowSeconds(), sent.messageId);
       return true;
     } catch (e) {
-      if (e instanceof MailDeliveryError) await (lastAttempt ? this.repo.markFailed(payload.emailId, e.message) : this.repo.noteError(payload.emailId, e.message));
+      if (e instanceof MailDeliveryError)
+        await (lastAttempt ? this.repo.markFailed(payload.emailId, e.message) : this.repo.noteError(payload.emailId, e.message));
       throw e;
     }
   }

@@ -48,7 +48,9 @@ export class TagsRepository {
   }
 
   async count(organizationId: number, query?: string): Promise<number> {
-    const row = await this.filtered(organizationId, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await this.filtered(organizationId, query)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 

@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { AppError, invalidField, notFound } from '../../lib/errors.ts';
 import type { Listing, Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { TagsRepository, type Owner, type TagRow } from './tags.repository.ts';
+import { type TagsRepository, type Owner, type TagRow } from './tags.repository.ts';
 import { MAX_TAGS_PER_RECORD, TAG_NAME_MAX, type CreateTagBody, type DeleteTagsInput, type Tag, type TagListQuery } from './tags.schemas.ts';
 
 const unique = <T>(xs: T[]) => [...new Set(xs)];
@@ -28,7 +28,6 @@ function cleanName(raw: string, field: string): string {
 }
 
 export class TagsService {
-
   constructor(
     private readonly db: Kysely<DB>,
     private readonly repo: TagsRepository,
@@ -65,8 +64,14 @@ export class TagsService {
       const now = nowSeconds();
       const inserted = await repo.insertIfAbsent({ organization_id: organizationId, name, created_at: now, updated_at: now });
       if (!inserted) throw invalidField('name', 'has already been taken');
-      await repo.link('video', videoIds.map((ownerId) => ({ ownerId, tagId: inserted.id })));
-      await repo.link('player', playerIds.map((ownerId) => ({ ownerId, tagId: inserted.id })));
+      await repo.link(
+        'video',
+        videoIds.map((ownerId) => ({ ownerId, tagId: inserted.id })),
+      );
+      await repo.link(
+        'player',
+        playerIds.map((ownerId) => ({ ownerId, tagId: inserted.id })),
+      );
       return inserted;
     });
     return (await this.toWire([row]))[0];
@@ -107,7 +112,10 @@ export class TagsService {
       const rows = [...new Map([...byId, ...byName].map((r) => [r.id, r])).values()].sort((a, b) => a.id - b.id);
       if (rows.length === 0) throw new AppError('not_found', '404: No tag exists with that name or id');
       const wire = await this.toWire(rows, repo);
-      await repo.deleteByIds(organizationId, rows.map((r) => r.id));
+      await repo.deleteByIds(
+        organizationId,
+        rows.map((r) => r.id),
+      );
       return wire;
     });
   }
@@ -143,7 +151,10 @@ export class TagsService {
       const tags = await repo.findByNames(organizationId, names);
       const tagIds = tags.map((t) => t.id);
       await repo.unlinkAllExcept(owner, ownerId, tagIds);
-      await repo.link(owner, tagIds.map((tagId) => ({ ownerId, tagId })));
+      await repo.link(
+        owner,
+        tagIds.map((tagId) => ({ ownerId, tagId })),
+      );
       return repo.tagsOf(owner, ownerId);
     });
     return this.toWire(rows);

@@ -72,7 +72,9 @@ export class TeamsRepository {
   }
 
   async count(organizationId: number, filter: TeamFilter): Promise<number> {
-    const row = await this.filtered(organizationId, filter).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const row = await this.filtered(organizationId, filter)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -100,7 +102,11 @@ export class TeamsRepository {
 
   async replaceMembers(teamId: number, userIds: number[]): Promise<void> {
     await this.db.deleteFrom('team_members').where('team_id', '=', teamId).execute();
-    if (userIds.length > 0) await this.db.insertInto('team_members').values(userIds.map((user_id) => ({ team_id: teamId, user_id }))).execute();
+    if (userIds.length > 0)
+      await this.db
+        .insertInto('team_members')
+        .values(userIds.map((user_id) => ({ team_id: teamId, user_id })))
+        .execute();
   }
 
   /** Which of `ids` are users of the organization. */

@@ -43,14 +43,20 @@ export const TeamListQuery = Type.Object({
     Type.String({
       maxLength: TEAM_NAME_MAX,
       pattern: '^[^\\u0000]*$',
-      description: 'Teams whose names start with this (case-insensitive); with enable_query_team_members also teams having a member whose first_name, last_name or email starts with it',
+      description:
+        'Teams whose names start with this (case-insensitive); with enable_query_team_members also teams having a member whose first_name, last_name or email starts with it',
     }),
   ),
   enable_query_team_members: Type.Optional(Type.Boolean({ description: 'Adds members and member_count to each team, and searches members with query' })),
 });
 export type TeamListQuery = Static<typeof TeamListQuery>;
 
-const TeamName = Type.String({ minLength: 1, maxLength: TEAM_NAME_MAX, pattern: '^[^\\u0000-\\u001F\\u007F]*$', description: 'Unique in the organization (case-insensitive)' });
+const TeamName = Type.String({
+  minLength: 1,
+  maxLength: TEAM_NAME_MAX,
+  pattern: '^[^\\u0000-\\u001F\\u007F]*$',
+  description: 'Unique in the organization (case-insensitive)',
+});
 const UserIds = Type.Array(Id, { maxItems: MAX_TEAM_USER_IDS, description: 'Users of the organization who are the members (replaces the membership)' });
 
 export const CreateTeamBody = Type.Object({

@@ -5,7 +5,7 @@ import { AppError, invalidField, notFound } from '../../lib/errors.ts';
 import type { Listing, Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import type { AllotmentsService } from '../allotments/allotments.service.ts';
-import { TeamsRepository, type MemberRow, type TeamRow } from './teams.repository.ts';
+import { type TeamsRepository, type MemberRow, type TeamRow } from './teams.repository.ts';
 import { TeamIncludes, type CreateTeamBody, type Team, type TeamListQuery, type UpdateTeamBody } from './teams.schemas.ts';
 
 /** A member removed by a concurrent request between the check and the insert. */
@@ -21,7 +21,6 @@ function cleanName(raw: string): string {
 }
 
 export class TeamsService {
-
   constructor(
     private readonly db: Kysely<DB>,
     private readonly repo: TeamsRepository,
@@ -111,7 +110,10 @@ export class TeamsService {
         let row = await repo.find(organizationId, id);
         if (!row) throw notFound('team', id);
         if (body.is_admin !== undefined && body.is_admin !== Boolean(row.is_admin)) {
-          throw invalidField('is_admin', row.is_admin ? 'cannot be changed: every organization keeps its admin team' : 'cannot be changed: the organization already has its admin team');
+          throw invalidField(
+            'is_admin',
+            row.is_admin ? 'cannot be changed: every organization keeps its admin team' : 'cannot be changed: the organization already has its admin team',
+          );
         }
         const values: Updateable<TeamsTable> = {};
         if (name !== undefined && name !== row.name) {

@@ -6,7 +6,12 @@ export interface ImageKind {
 }
 
 const startsWith = (b: Uint8Array, bytes: number[], at = 0) => bytes.every((v, i) => b[at + i] === v);
-const ascii = (b: Uint8Array, text: string, at = 0) => startsWith(b, [...text].map((c) => c.charCodeAt(0)), at);
+const ascii = (b: Uint8Array, text: string, at = 0) =>
+  startsWith(
+    b,
+    [...text].map((c) => c.charCodeAt(0)),
+    at,
+  );
 
 /** The format (and size when the header gives it) of an image from its first bytes; null when it is none of them. */
 export function sniffImage(head: Uint8Array): ImageKind | null {

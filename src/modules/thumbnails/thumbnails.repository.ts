@@ -79,7 +79,13 @@ export class ThumbnailsRepository {
 
   /** Makes `id` the video's one selected thumbnail (the others are cleared first: one selected per video). */
   async select(videoId: number, id: number, now: number): Promise<ThumbnailRow> {
-    await this.db.updateTable('thumbnails').set({ selected: false }).where('video_id', '=', videoId).where('selected', '=', true).where('id', '!=', id).execute();
+    await this.db
+      .updateTable('thumbnails')
+      .set({ selected: false })
+      .where('video_id', '=', videoId)
+      .where('selected', '=', true)
+      .where('id', '!=', id)
+      .execute();
     return this.db.updateTable('thumbnails').set({ selected: true, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   }
 

@@ -8,7 +8,9 @@ const Int32 = { minimum: 1, maximum: 2147483647 };
 export const Thumbnail = Type.Object({
   id: Type.Integer(),
   uuid: Type.String(),
-  url: Nullable(Type.String({ description: 'Signed, expiring URL of the stored image; for a custom thumbnail not (yet) copied here, the URL it was set with' })),
+  url: Nullable(
+    Type.String({ description: 'Signed, expiring URL of the stored image; for a custom thumbnail not (yet) copied here, the URL it was set with' }),
+  ),
   ...Timestamps,
 });
 export type Thumbnail = Static<typeof Thumbnail>;

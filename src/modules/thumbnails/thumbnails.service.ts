@@ -30,7 +30,6 @@ export function playerRefOf(value: string): PlayerRef {
  * its chapters' videos, in chapter order (docs/thumbnails.md).
  */
 export class ThumbnailsService {
-
   constructor(
     private readonly db: Kysely<DB>,
     private readonly media: Media,
@@ -191,7 +190,14 @@ export class ThumbnailsService {
       const { byChapter, unique } = await this.videoIdsOf(trx, player.id);
       const inPlayer = new Set(unique);
       const repo = this.thumbnails.with(trx);
-      const known = new Map((await repo.findMany(organizationId, items.flatMap((i) => (i.thumbnail_id === undefined ? [] : [i.thumbnail_id])))).map((t) => [t.id, t]));
+      const known = new Map(
+        (
+          await repo.findMany(
+            organizationId,
+            items.flatMap((i) => (i.thumbnail_id === undefined ? [] : [i.thumbnail_id])),
+          )
+        ).map((t) => [t.id, t]),
+      );
       const plan: Array<{ videoId: number; thumbnailId?: number; url?: string }> = [];
       const seen = new Set<number>();
       items.forEach((item, i) => {

@@ -11,12 +11,14 @@ export class TokensRepository {
 
   /** The token with the role it acts with: its user's current role when it belongs to a user. */
   findByHash(tokenHash: string) {
-    return cachedRead(this.db, 'token', tokenHash, () => this.db
-      .selectFrom('api_tokens')
-      .leftJoin('users', 'users.id', 'api_tokens.user_id')
-      .select(['api_tokens.id', 'api_tokens.organization_id', 'api_tokens.user_id', 'api_tokens.role', 'users.id as live_user_id', 'users.role as user_role'])
-      .where('api_tokens.token_hash', '=', tokenHash)
-      .executeTakeFirst());
+    return cachedRead(this.db, 'token', tokenHash, () =>
+      this.db
+        .selectFrom('api_tokens')
+        .leftJoin('users', 'users.id', 'api_tokens.user_id')
+        .select(['api_tokens.id', 'api_tokens.organization_id', 'api_tokens.user_id', 'api_tokens.role', 'users.id as live_user_id', 'users.role as user_role'])
+        .where('api_tokens.token_hash', '=', tokenHash)
+        .executeTakeFirst(),
+    );
   }
 
   insert(row: { organization_id: number; role: string; token_hash: string; user_id?: number | null; name?: string | null; created_at: number }) {

@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { generateToken, hashToken } from '../../lib/tokens.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { isRole, type Role } from '../roles/permissions.ts';
-import { TokensRepository } from './tokens.repository.ts';
+import { type TokensRepository } from './tokens.repository.ts';
 import type { AuthContext } from './auth-context.ts';
 import { mapMaybe, type MaybePromise } from '../../lib/maybe-promise.ts';
 
@@ -19,10 +19,7 @@ function authOf(row: TokenRow): AuthContext | null {
 }
 
 export class TokensService {
-
-  constructor(
-    private readonly repo: TokensRepository,
-  ) {}
+  constructor(private readonly repo: TokensRepository) {}
 
   /**
    * Resolves a presented token to who it acts for, or null when it is unknown. Runs on every request:
@@ -40,7 +37,14 @@ export class TokensService {
   /** Issues a token; the clear text is returned once and never stored. */
   async issue(organizationId: number, role: Role, name?: string, userId: number | null = null, trx?: Kysely<DB>): Promise<string> {
     const token = generateToken();
-    await (trx ? this.repo.with(trx) : this.repo).insert({ organization_id: organizationId, role, token_hash: hashToken(token), name: name ?? null, user_id: userId, created_at: nowSeconds() });
+    await (trx ? this.repo.with(trx) : this.repo).insert({
+      organization_id: organizationId,
+      role,
+      token_hash: hashToken(token),
+      name: name ?? null,
+      user_id: userId,
+      created_at: nowSeconds(),
+    });
     return token;
   }
 }

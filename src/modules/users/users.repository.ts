@@ -33,7 +33,8 @@ export class UsersRepository {
     let q = this.db.selectFrom('users').where('organization_id', '=', organizationId);
     if (filter.role) q = q.where('role', '=', filter.role);
     const query = filter.query;
-    if (query) q = q.where((eb) => eb.or([startsWithCi(eb.ref('first_name'), query), startsWithCi(eb.ref('last_name'), query), startsWithCi(eb.ref('email'), query)]));
+    if (query)
+      q = q.where((eb) => eb.or([startsWithCi(eb.ref('first_name'), query), startsWithCi(eb.ref('last_name'), query), startsWithCi(eb.ref('email'), query)]));
     return q;
   }
 
@@ -42,7 +43,9 @@ export class UsersRepository {
   }
 
   async count(organizationId: number, filter: UserFilter): Promise<number> {
-    const row = await this.filtered(organizationId, filter).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const row = await this.filtered(organizationId, filter)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 

@@ -24,7 +24,11 @@ export type User = Static<typeof User>;
 export const UserListQuery = Type.Object({
   ...PagingQuery,
   query: Type.Optional(
-    Type.String({ maxLength: NAME_MAX, pattern: '^[^\\u0000]*$', description: 'Users whose first_name, last_name or email starts with this (case-insensitive)' }),
+    Type.String({
+      maxLength: NAME_MAX,
+      pattern: '^[^\\u0000]*$',
+      description: 'Users whose first_name, last_name or email starts with this (case-insensitive)',
+    }),
   ),
 });
 export type UserListQuery = Static<typeof UserListQuery>;

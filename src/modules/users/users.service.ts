@@ -7,7 +7,7 @@ import { nowSeconds } from '../../lib/time.ts';
 import type { AllotmentsService } from '../allotments/allotments.service.ts';
 import { isRole, outranksOrEquals, RoleIds, roleById, type Role } from '../roles/permissions.ts';
 import type { TokensRepository } from '../tokens/tokens.repository.ts';
-import { UsersRepository, type UserRow } from './users.repository.ts';
+import { type UsersRepository, type UserRow } from './users.repository.ts';
 import type { CreateUserBody, UpdateUserBody, User, UserListQuery } from './users.schemas.ts';
 
 /** Role given to an invited user when role_id is not sent: the least powerful. */
@@ -42,7 +42,6 @@ function roleOf(roleId: number, field = 'role_id'): Role {
 }
 
 export class UsersService {
-
   constructor(
     private readonly db: Kysely<DB>,
     private readonly repo: UsersRepository,

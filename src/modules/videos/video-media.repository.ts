@@ -58,11 +58,26 @@ export class VideoMediaRepository {
   }
 
   /** Replaces a video's file set (renditions without identifier, or one custom set); answers the old rows. */
-  async replaceFiles(videoId: number, customIdentifier: string | null, rows: Array<Omit<Insertable<VideoFilesTable>, 'video_id' | 'custom_identifier'>>): Promise<VideoFileRow[]> {
+  async replaceFiles(
+    videoId: number,
+    customIdentifier: string | null,
+    rows: Array<Omit<Insertable<VideoFilesTable>, 'video_id' | 'custom_identifier'>>,
+  ): Promise<VideoFileRow[]> {
     const old = await this.files(videoId, customIdentifier);
-    if (old.length > 0) await this.db.deleteFrom('video_files').where('id', 'in', old.map((r) => r.id)).execute();
+    if (old.length > 0)
+      await this.db
+        .deleteFrom('video_files')
+        .where(
+          'id',
+          'in',
+          old.map((r) => r.id),
+        )
+        .execute();
     if (rows.length > 0) {
-      await this.db.insertInto('video_files').values(rows.map((r) => ({ ...r, video_id: videoId, custom_identifier: customIdentifier }))).execute();
+      await this.db
+        .insertInto('video_files')
+        .values(rows.map((r) => ({ ...r, video_id: videoId, custom_identifier: customIdentifier })))
+        .execute();
     }
     return old;
   }
@@ -79,7 +94,15 @@ export class VideoMediaRepository {
     const all = await this.thumbnails(videoId);
     const old = all.filter((t) => t.kind === 'generated');
     const customSelected = all.some((t) => t.kind === 'custom' && Boolean(t.selected));
-    if (old.length > 0) await this.db.deleteFrom('thumbnails').where('id', 'in', old.map((t) => t.id)).execute();
+    if (old.length > 0)
+      await this.db
+        .deleteFrom('thumbnails')
+        .where(
+          'id',
+          'in',
+          old.map((t) => t.id),
+        )
+        .execute();
     if (rows.length > 0) {
       await this.db
         .insertInto('thumbnails')
@@ -90,7 +113,12 @@ export class VideoMediaRepository {
   }
 
   findSet(videoId: number, customIdentifier: string): Promise<VideoFileSetRow | undefined> {
-    return this.db.selectFrom('video_file_sets').selectAll().where('video_id', '=', videoId).where('custom_identifier', '=', customIdentifier).executeTakeFirst();
+    return this.db
+      .selectFrom('video_file_sets')
+      .selectAll()
+      .where('video_id', '=', videoId)
+      .where('custom_identifier', '=', customIdentifier)
+      .executeTakeFirst();
   }
 
   sets(videoId: number): Promise<VideoFileSetRow[]> {
@@ -98,7 +126,13 @@ export class VideoMediaRepository {
   }
 
   /** Creates the set, or restarts it with a new version (new URLs); answers the row. */
-  async upsertSet(organizationId: number, videoId: number, customIdentifier: string, urls: { sd_url: string | null; hd_url: string | null }, now: number): Promise<VideoFileSetRow> {
+  async upsertSet(
+    organizationId: number,
+    videoId: number,
+    customIdentifier: string,
+    urls: { sd_url: string | null; hd_url: string | null },
+    now: number,
+  ): Promise<VideoFileSetRow> {
     const existing = await this.findSet(videoId, customIdentifier);
     if (existing) {
       return this.db
@@ -110,13 +144,27 @@ export class VideoMediaRepository {
     }
     return this.db
       .insertInto('video_file_sets')
-      .values({ organization_id: organizationId, video_id: videoId, custom_identifier: customIdentifier, ...urls, status: 'processing', version: 0, created_at: now, updated_at: now })
+      .values({
+        organization_id: organizationId,
+        video_id: videoId,
+        custom_identifier: customIdentifier,
+        ...urls,
+        status: 'processing',
+        version: 0,
+        created_at: now,
+        updated_at: now,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
   }
 
   /** The outcome of fetching this set version; undefined when the set changed or is gone. */
-  finishSet(id: number, version: number, changes: { status: 'ready' | 'error'; error_message: string | null }, now: number): Promise<VideoFileSetRow | undefined> {
+  finishSet(
+    id: number,
+    version: number,
+    changes: { status: 'ready' | 'error'; error_message: string | null },
+    now: number,
+  ): Promise<VideoFileSetRow | undefined> {
     return this.db
       .updateTable('video_file_sets')
       .set({ ...changes, updated_at: now })

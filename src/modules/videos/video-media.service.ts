@@ -12,13 +12,7 @@ import type { VideosRepository, VideoRow } from './videos.repository.ts';
 import type { VideoMediaRepository, VideoFileSetRow } from './video-media.repository.ts';
 import type { RegisterFileSetBody, VideoFileSet } from './videos.schemas.ts';
 import { toVideo } from './videos.service.ts';
-import {
-  enqueueDelete,
-  videoPrefix,
-  type VideoFilesPayload,
-  type VideoProcessPayload,
-  type VideoWebhookPayload,
-} from './video-jobs.ts';
+import { enqueueDelete, videoPrefix, type VideoFilesPayload, type VideoProcessPayload, type VideoWebhookPayload } from './video-jobs.ts';
 
 const nonce = () => randomBytes(4).toString('hex');
 
@@ -43,7 +37,6 @@ export function toFileSet(row: VideoFileSetRow): VideoFileSet {
  * the processing jobs make (only the job of the video's current source version may publish).
  */
 export class VideoMediaService {
-
   constructor(
     private readonly db: Kysely<DB>,
     readonly media: Media,
@@ -79,7 +72,9 @@ export class VideoMediaService {
     return this.db.transaction().execute(async (trx) => {
       const video = await this.videos.with(trx).find(organizationId, id);
       if (!video) throw notFound('video', id);
-      const set = await this.repo.with(trx).upsertSet(organizationId, id, body.custom_identifier, { sd_url: body.sd_url ?? null, hd_url: body.hd_url ?? null }, nowSeconds());
+      const set = await this.repo
+        .with(trx)
+        .upsertSet(organizationId, id, body.custom_identifier, { sd_url: body.sd_url ?? null, hd_url: body.hd_url ?? null }, nowSeconds());
       await enqueue(trx, 'video.files', { setId: set.id, version: set.version });
       return toFileSet(set);
     });
@@ -128,40 +123,57 @@ export class VideoMediaService {
    * video becomes ready, its webhook is queued; then the previous files are removed. Answers false
    * (and removes this run's files) when the video changed source or was deleted meanwhile.
    */
-  async completeProcessing(payload: VideoProcessPayload, folder: string, result: PipelineResult, keys: { renditions: string[]; thumbnails: string[] }): Promise<boolean> {
+  async completeProcessing(
+    payload: VideoProcessPayload,
+    folder: string,
+    result: PipelineResult,
+    keys: { renditions: string[]; thumbnails: string[] },
+  ): Promise<boolean> {
     const now = nowSeconds();
     const old = await this.db.transaction().execute(async (trx) => {
       const repo = this.repo.with(trx);
-      const video = await repo.finishProcessing(payload.videoId, payload.version, {
-        status: 'ready',
-        error_message: null,
-        seconds: Math.max(1, Math.round(result.probe.duration)),
-        width: result.probe.width,
-        height: result.probe.height,
-      }, now);
+      const video = await repo.finishProcessing(
+        payload.videoId,
+        payload.version,
+        {
+          status: 'ready',
+          error_message: null,
+          seconds: Math.max(1, Math.round(result.probe.duration)),
+          width: result.probe.width,
+          height: result.probe.height,
+        },
+        now,
+      );
       if (!video) return null;
-      const oldFiles = await repo.replaceFiles(video.id, null, result.renditions.map((r, i) => ({
-        quality: r.quality,
-        path: keys.renditions[i],
-        width: r.width,
-        height: r.height,
-        bytes: r.bytes,
-        content_type: 'video/mp4',
-        created_at: now,
-      })));
-      const oldThumbnails = await repo.replaceGeneratedThumbnails(video.id, result.thumbnails.map((t, i) => ({
-        organization_id: video.organization_id,
-        video_id: video.id,
-        uuid: newUuid(),
-        kind: 'generated',
-        path: keys.thumbnails[i],
-        url: null,
-        millisecond: t.millisecond,
-        width: t.width,
-        height: t.height,
-        created_at: now,
-        updated_at: now,
-      })));
+      const oldFiles = await repo.replaceFiles(
+        video.id,
+        null,
+        result.renditions.map((r, i) => ({
+          quality: r.quality,
+          path: keys.renditions[i],
+          width: r.width,
+          height: r.height,
+          bytes: r.bytes,
+          content_type: 'video/mp4',
+          created_at: now,
+        })),
+      );
+      const oldThumbnails = await repo.replaceGeneratedThumbnails(
+        video.id,
+        result.thumbnails.map((t, i) => ({
+          organization_id: video.organization_id,
+          video_id: video.id,
+          uuid: newUuid(),
+          kind: 'generated',
+          path: keys.thumbnails[i],
+          url: null,
+          millisecond: t.millisecond,
+          width: t.width,
+          height: t.height,
+          created_at: now,
+          updated_at: now,
+        })),
+      );
       await this.queueWebhook(trx, video);
       return [...oldFiles.map((f) => f.path), ...oldThumbnails.map((t) => t.path)];
     });
@@ -220,15 +232,19 @@ export class VideoMediaService {
       const repo = this.repo.with(trx);
       const set = await repo.finishSet(payload.setId, payload.version, { status: 'ready', error_message: null }, now);
       if (!set) return null;
-      const replaced = await repo.replaceFiles(set.video_id, set.custom_identifier, files.map((f) => ({
-        quality: f.quality,
-        path: f.key,
-        width: f.width,
-        height: f.height,
-        bytes: f.bytes,
-        content_type: f.contentType,
-        created_at: now,
-      })));
+      const replaced = await repo.replaceFiles(
+        set.video_id,
+        set.custom_identifier,
+        files.map((f) => ({
+          quality: f.quality,
+          path: f.key,
+          width: f.width,
+          height: f.height,
+          bytes: f.bytes,
+          content_type: f.contentType,
+          created_at: now,
+        })),
+      );
       return replaced.map((f) => f.path);
     });
     if (old === null) {

@@ -85,11 +85,19 @@ export function videoJobs({ config, media, videoMedia: service }: VideoJobDeps):
       let what = 'file';
       try {
         const files = [];
-        for (const [quality, url] of [['sd', set.sd_url], ['hd', set.hd_url]] as const) {
+        for (const [quality, url] of [
+          ['sd', set.sd_url],
+          ['hd', set.hd_url],
+        ] as const) {
           if (!url) continue;
           what = `${quality}_url`;
           const file = path.join(work.dir, quality);
-          await safeDownload(url, file, { allowedHosts: config.uploadAllowedHosts, maxBytes: config.maxUploadBytes, timeoutMs: config.uploadTimeoutMs, signal: ctx.signal });
+          await safeDownload(url, file, {
+            allowedHosts: config.uploadAllowedHosts,
+            maxBytes: config.maxUploadBytes,
+            timeoutMs: config.uploadTimeoutMs,
+            signal: ctx.signal,
+          });
           const info = await probe(config.ffprobePath, file, { signal: ctx.signal });
           const container = containerOf(info.formatName);
           if (!container) throw new NotAVideoError('it must be an MP4 or WebM file');

@@ -35,7 +35,9 @@ export class VideosRepository {
   }
 
   async count(organizationId: number, query?: string): Promise<number> {
-    const row = await this.filtered(organizationId, query).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await this.filtered(organizationId, query)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 

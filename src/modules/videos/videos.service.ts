@@ -6,7 +6,7 @@ import type { FileStore } from '../../media/file-store.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { newUuid } from '../../lib/tokens.ts';
 import type { CreateVideoBody, UpdateVideoBody, Video } from './videos.schemas.ts';
-import { VideosRepository, type VideoRow } from './videos.repository.ts';
+import { type VideosRepository, type VideoRow } from './videos.repository.ts';
 import { enqueueDelete, enqueueProcessing, videoPrefix } from './video-jobs.ts';
 
 export function toVideo(row: VideoRow): Video {
@@ -52,7 +52,6 @@ export function newVideoRow(organizationId: number, attrs: CreateVideoBody, now:
 const WRITABLE = ['name', 'upload_url', 'description', 'sync', 'audio_gain', 'webhook_url', 'notes'] as const satisfies ReadonlyArray<keyof UpdateVideoBody>;
 
 export class VideosService {
-
   constructor(
     private readonly db: Kysely<DB>,
     private readonly store: FileStore,

@@ -46,7 +46,8 @@ export class ViewerReportsService {
       video_name: chapter.video_attributes?.name ?? null,
       player_load_id: beacon.player_load_id,
     };
-    if (beacon.type === 'view') Object.assign(fields, { percent_watched: beacon.percent_watched, embed_url: beacon.embed_url ?? this.embed.watchUrl(player.uuid) });
+    if (beacon.type === 'view')
+      Object.assign(fields, { percent_watched: beacon.percent_watched, embed_url: beacon.embed_url ?? this.embed.watchUrl(player.uuid) });
     if (beacon.type === 'identified_view') fields.email = beacon.email!.toLowerCase();
     if (beacon.type === 'attention_span') fields.attention_span = { bucket_count: 20, buckets: beacon.buckets };
     await this.db.transaction().execute((trx) => this.webhooks.notify(trx, player.organization_id, 'analytics', beacon.type, fields));

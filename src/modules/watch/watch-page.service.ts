@@ -83,7 +83,10 @@ export class WatchPageService {
   /** Each chapter with what it plays and its public events; organization defaults play once, on the first. */
   private async chapters(player: WatchPlayerRow, ordered: Awaited<ReturnType<PlayersService['withChapters']>>['chapters_attributes']): Promise<PageChapter[]> {
     const org = player.organization_id;
-    const { rows } = await this.events.listRows({ organizationId: org, playerId: player.id, includeDefaults: true }, { limit: 1000, offset: 0, page: 1, perPage: 1000, paged: false });
+    const { rows } = await this.events.listRows(
+      { organizationId: org, playerId: player.id, includeDefaults: true },
+      { limit: 1000, offset: 0, page: 1, perPage: 1000, paged: false },
+    );
     const shown = rows.filter((e) => e.state !== 'draft');
     const defaults = shown.filter((e) => e.chapter_id === null).map(toPageEvent);
     const liveInstance = await this.live.findByPlayerUuid(player.uuid);
@@ -100,18 +103,33 @@ export class WatchPageService {
   }
 
   /** What a chapter plays: the video's files once ready, the broadcast while the player's live instance airs. */
-  private async media(org: number, videoId: number | undefined, status: string | null, liveInstance: LiveInstance, player: WatchPlayerRow): Promise<Pick<PageChapter, 'state' | 'sources' | 'captions'>> {
+  private async media(
+    org: number,
+    videoId: number | undefined,
+    status: string | null,
+    liveInstance: LiveInstance,
+    player: WatchPlayerRow,
+  ): Promise<Pick<PageChapter, 'state' | 'sources' | 'captions'>> {
     if (videoId === undefined) return { state: 'unavailable', sources: [], captions: [] };
     if (liveInstance && liveInstance.video_id === videoId && liveInstance.status !== 'unaired' && status !== 'ready') {
-      return { state: 'live', sources: [{ src: `${this.config.publicUrl}/live/${player.uuid}/index.m3u8`, type: 'application/vnd.apple.mpegurl', quality: 'live' }], captions: [] };
+      return {
+        state: 'live',
+        sources: [{ src: `${this.config.publicUrl}/live/${player.uuid}/index.m3u8`, type: 'application/vnd.apple.mpegurl', quality: 'live' }],
+        captions: [],
+      };
     }
     if (status !== 'ready') return { state: status === 'error' ? 'unavailable' : 'processing', sources: [], captions: [] };
     const { urls } = await this.videoMedia.files(org, videoId);
     const order = player.default_hd ? (['hd', 'sd'] as const) : (['sd', 'hd'] as const);
-    const sources = order.flatMap((quality) => (urls[quality] ? [{ src: urls[quality]!, type: 'video/mp4', quality }] : []));
+    const sources = order.flatMap((quality) => (urls[quality] ? [{ src: urls[quality], type: 'video/mp4', quality }] : []));
     const captions = (await this.captions.published(org, videoId))
       .filter((c) => c.vtt_url)
-      .map((c) => ({ src: c.vtt_url!, srclang: c.language, label: c.localized_language_name || c.formatted_language_name || c.language, default: c.is_default }));
+      .map((c) => ({
+        src: c.vtt_url!,
+        srclang: c.language,
+        label: c.localized_language_name || c.formatted_language_name || c.language,
+        default: c.is_default,
+      }));
     return { state: sources.length > 0 ? 'ready' : 'unavailable', sources, captions };
   }
 

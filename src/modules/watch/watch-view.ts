@@ -72,7 +72,16 @@ export interface PageView {
 }
 
 /** Why a page is not shown (the HTTP layer answers each reason with its status). */
-export type RefusalReason = 'not_found' | 'blocked' | 'not_released' | 'expired' | 'embedding_disabled' | 'embedding_not_allowed' | 'code_required' | 'code_used_up' | 'too_many_attempts';
+export type RefusalReason =
+  | 'not_found'
+  | 'blocked'
+  | 'not_released'
+  | 'expired'
+  | 'embedding_disabled'
+  | 'embedding_not_allowed'
+  | 'code_required'
+  | 'code_used_up'
+  | 'too_many_attempts';
 
 /** A page not shown, with what the visitor is told. */
 export interface Refusal {
@@ -111,4 +120,3 @@ export interface Oembed {
 }
 
 export type OembedOutcome = { kind: 'ok'; oembed: Oembed } | { kind: 'not_found' } | { kind: 'forbidden'; message: string };
-

@@ -2,7 +2,17 @@ import type { Kysely, Selectable } from 'kysely';
 import type { AccessManagersTable, DB, PlayersTable } from '../../db/schema.ts';
 
 export type WatchPlayerRow = Selectable<PlayersTable> & { organization_name: string };
-export type WatchAccessRow = Pick<Selectable<AccessManagersTable>, 'id' | 'enabled' | 'custom_approval_message' | 'custom_denial_message' | 'whitelisted_domains_enabled' | 'whitelisted_domains' | 'max_access_code_uses' | 'access_code_uses'>;
+export type WatchAccessRow = Pick<
+  Selectable<AccessManagersTable>,
+  | 'id'
+  | 'enabled'
+  | 'custom_approval_message'
+  | 'custom_denial_message'
+  | 'whitelisted_domains_enabled'
+  | 'whitelisted_domains'
+  | 'max_access_code_uses'
+  | 'access_code_uses'
+>;
 
 /** The queries of the public pages: players are found by UUID alone, whatever their organization. */
 export class WatchRepository {
@@ -21,14 +31,26 @@ export class WatchRepository {
   findAccessManager(playerId: number): Promise<WatchAccessRow | undefined> {
     return this.db
       .selectFrom('access_managers')
-      .select(['id', 'enabled', 'custom_approval_message', 'custom_denial_message', 'whitelisted_domains_enabled', 'whitelisted_domains', 'max_access_code_uses', 'access_code_uses'])
+      .select([
+        'id',
+        'enabled',
+        'custom_approval_message',
+        'custom_denial_message',
+        'whitelisted_domains_enabled',
+        'whitelisted_domains',
+        'max_access_code_uses',
+        'access_code_uses',
+      ])
       .where('player_id', '=', playerId)
       .executeTakeFirst();
   }
 
   /** Counts one use of the access code, unless `max` uses are already counted; false when used up. */
   async countAccessCodeUse(id: number, max: number | null): Promise<boolean> {
-    let query = this.db.updateTable('access_managers').set((eb) => ({ access_code_uses: eb('access_code_uses', '+', 1) })).where('id', '=', id);
+    let query = this.db
+      .updateTable('access_managers')
+      .set((eb) => ({ access_code_uses: eb('access_code_uses', '+', 1) }))
+      .where('id', '=', id);
     if (max !== null) query = query.where('access_code_uses', '<', max);
     const result = await query.executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;

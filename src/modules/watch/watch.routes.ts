@@ -68,18 +68,20 @@ export async function watchPageRoutes(app: App, { config, services }: Deps) {
 
   /** An HTML page with the headers every page has: its CSP (with the response's nonce) and no caching. */
   function sendPage(reply: FastifyReply, status: number, nonce: string, frameAncestors: string, html: string) {
-    return reply
-      .code(status)
-      .header(
-        'content-security-policy',
-        `default-src 'self'; script-src 'self' 'nonce-${nonce}'; style-src 'self' 'unsafe-inline'; img-src * data: blob:; media-src 'self' ${origin} blob:; connect-src 'self' ${origin}; base-uri 'none'; object-src 'none'; frame-ancestors ${frameAncestors}`,
-      )
-      .header('referrer-policy', 'strict-origin-when-cross-origin')
-      .header('x-content-type-options', 'nosniff')
-      // Signed media URLs expire and access depends on the visitor: never cached by others.
-      .header('cache-control', 'private, no-store')
-      .type('text/html; charset=utf-8')
-      .send(html);
+    return (
+      reply
+        .code(status)
+        .header(
+          'content-security-policy',
+          `default-src 'self'; script-src 'self' 'nonce-${nonce}'; style-src 'self' 'unsafe-inline'; img-src * data: blob:; media-src 'self' ${origin} blob:; connect-src 'self' ${origin}; base-uri 'none'; object-src 'none'; frame-ancestors ${frameAncestors}`,
+        )
+        .header('referrer-policy', 'strict-origin-when-cross-origin')
+        .header('x-content-type-options', 'nosniff')
+        // Signed media URLs expire and access depends on the visitor: never cached by others.
+        .header('cache-control', 'private, no-store')
+        .type('text/html; charset=utf-8')
+        .send(html)
+    );
   }
 
   /** Limits count per address and player. */
@@ -96,9 +98,20 @@ export async function watchPageRoutes(app: App, { config, services }: Deps) {
     const key = visitorKey(request, uuid);
     if (accessCode !== undefined && attempts.blocked(key)) {
       reply.header('retry-after', String(attempts.retryAfterSeconds(key)));
-      return sendPage(reply, 429, nonce, "'self'", renderRefusal({ reason: 'too_many_attempts', title: 'Too many attempts', message: 'Too many wrong access codes. Try again later.' }));
+      return sendPage(
+        reply,
+        429,
+        nonce,
+        "'self'",
+        renderRefusal({ reason: 'too_many_attempts', title: 'Too many attempts', message: 'Too many wrong access codes. Try again later.' }),
+      );
     }
-    const outcome = await watch.page(kind, uuid, { ip: request.ip, referer: request.headers.referer, cookies: parseCookies(request.headers.cookie), accessCode });
+    const outcome = await watch.page(kind, uuid, {
+      ip: request.ip,
+      referer: request.headers.referer,
+      cookies: parseCookies(request.headers.cookie),
+      accessCode,
+    });
     if (outcome.kind === 'granted') {
       attempts.forget(key);
       const cookie = `${outcome.cookie.name}=${outcome.cookie.value}; Path=/; HttpOnly; Max-Age=2592000; ${secure ? 'SameSite=None; Secure' : 'SameSite=Lax'}`;
@@ -114,7 +127,9 @@ export async function watchPageRoutes(app: App, { config, services }: Deps) {
   }
 
   for (const kind of ['watch', 'embed'] as const) {
-    app.get(`/${kind}/:uuid`, { config: common, schema: { hide: true, params: PageParams } }, (request, reply) => answer(kind, request.params.uuid, request, reply));
+    app.get(`/${kind}/:uuid`, { config: common, schema: { hide: true, params: PageParams } }, (request, reply) =>
+      answer(kind, request.params.uuid, request, reply),
+    );
     app.post(`/${kind}/:uuid`, { config: common, schema: { hide: true, params: PageParams, body: AccessCodeBody } }, (request, reply) =>
       answer(kind, request.params.uuid, request, reply, request.body.access_code ?? ''),
     );
@@ -122,16 +137,20 @@ export async function watchPageRoutes(app: App, { config, services }: Deps) {
 
   // Viewer reports: generous for a real player (a handful per chapter), a bound for a script that floods.
   const reports = new WindowCounter(600, 10 * 60_000);
-  app.post('/watch/:uuid/analytics', { config: { public: true }, schema: { hide: true, params: PageParams, body: AnalyticsBeacon } }, async (request, reply) => {
-    const key = visitorKey(request, request.params.uuid);
-    if (reports.blocked(key)) {
-      reply.header('retry-after', String(reports.retryAfterSeconds(key)));
-      throw new AppError('rate_limited', 'Too many reports from this address; try again later');
-    }
-    reports.hit(key);
-    if (!(await services.viewerReports.report(request.params.uuid, request.ip, request.body))) throw notFound('player');
-    return reply.code(204).send();
-  });
+  app.post(
+    '/watch/:uuid/analytics',
+    { config: { public: true }, schema: { hide: true, params: PageParams, body: AnalyticsBeacon } },
+    async (request, reply) => {
+      const key = visitorKey(request, request.params.uuid);
+      if (reports.blocked(key)) {
+        reply.header('retry-after', String(reports.retryAfterSeconds(key)));
+        throw new AppError('rate_limited', 'Too many reports from this address; try again later');
+      }
+      reports.hit(key);
+      if (!(await services.viewerReports.report(request.params.uuid, request.ip, request.body))) throw notFound('player');
+      return reply.code(204).send();
+    },
+  );
 
   const assets = new Map(Object.entries(ASSETS).map(([name, asset]) => [name, fs.readFileSync(asset.file)]));
   app.get('/web/:file', { config: common, schema: { hide: true, params: AssetParams } }, async (request, reply) => {
@@ -142,26 +161,30 @@ export async function watchPageRoutes(app: App, { config, services }: Deps) {
 }
 
 /** `GET /v1/oembed` (fixed-size embed code) and `GET /v1.1/oembed` (responsive), public as oEmbed is. */
-export async function oembedRoutes(app: App, { config, services }: Deps, options: { hide?: boolean } = {}) {
+export async function oembedRoutes(app: App, { services }: Deps, options: { hide?: boolean } = {}) {
   const watch = services.watch;
   for (const version of ['v1', 'v1.1'] as const) {
-    app.get(`/${version}/oembed`, {
-      config: { public: true },
-      schema: {
-        hide: options.hide,
-        tags: ['service'],
-        summary: version === 'v1' ? 'oEmbed of a watch or embed URL (fixed-size embed code)' : 'oEmbed of a watch or embed URL (responsive embed code)',
-        querystring: OembedQuery,
-        response: { 200: Oembed },
+    app.get(
+      `/${version}/oembed`,
+      {
+        config: { public: true },
+        schema: {
+          hide: options.hide,
+          tags: ['service'],
+          summary: version === 'v1' ? 'oEmbed of a watch or embed URL (fixed-size embed code)' : 'oEmbed of a watch or embed URL (responsive embed code)',
+          querystring: OembedQuery,
+          response: { 200: Oembed },
+        },
       },
-    }, async (request) => {
-      const format = request.query.format?.toLowerCase() ?? 'json';
-      if (format === 'xml') throw new AppError('not_implemented', 'Only format=json is supported');
-      if (format !== 'json') throw new AppError('validation_failed', 'format must be json', [{ field: 'format', message: 'must be json' }]);
-      const outcome = await watch.oembed(request.query, version === 'v1.1');
-      if (outcome.kind === 'not_found') throw notFound('video at that URL');
-      if (outcome.kind === 'forbidden') throw new AppError('forbidden', outcome.message);
-      return outcome.oembed;
-    });
+      async (request) => {
+        const format = request.query.format?.toLowerCase() ?? 'json';
+        if (format === 'xml') throw new AppError('not_implemented', 'Only format=json is supported');
+        if (format !== 'json') throw new AppError('validation_failed', 'format must be json', [{ field: 'format', message: 'must be json' }]);
+        const outcome = await watch.oembed(request.query, version === 'v1.1');
+        if (outcome.kind === 'not_found') throw notFound('video at that URL');
+        if (outcome.kind === 'forbidden') throw new AppError('forbidden', outcome.message);
+        return outcome.oembed;
+      },
+    );
   }
 }

@@ -55,7 +55,11 @@ export class WatchService {
     }
     const now = nowSeconds();
     if (!released(player, now)) {
-      return refused({ reason: 'not_released', title: 'Not released yet', message: `This video will be available from ${new Date(player.release_date * 1000).toUTCString()}.` });
+      return refused({
+        reason: 'not_released',
+        title: 'Not released yet',
+        message: `This video will be available from ${new Date(player.release_date * 1000).toUTCString()}.`,
+      });
     }
     if (expired(player, now)) return refused({ reason: 'expired', title: 'Video expired', message: 'This video is no longer available.' });
     return null;
@@ -64,7 +68,11 @@ export class WatchService {
   /** Embedding enabled, and the embedding page (its Referer) on an allowed domain when a list is set. */
   private checkEmbedding(player: WatchPlayerRow, frameAncestors: string[] | null, referer: string | undefined): PageOutcome | null {
     if (!player.embed_enabled) {
-      return refused({ reason: 'embedding_disabled', title: 'Embedding disabled', message: 'This video cannot be embedded. Watch it on its own page instead.' });
+      return refused({
+        reason: 'embedding_disabled',
+        title: 'Embedding disabled',
+        message: 'This video cannot be embedded. Watch it on its own page instead.',
+      });
     }
     const from = hostOf(referer);
     if (frameAncestors && from && from !== hostOf(this.config.publicUrl) && !domainAllows(frameAncestors, from)) {
@@ -84,7 +92,9 @@ export class WatchService {
     if (!showing(player, nowSeconds())) return { kind: 'not_found' };
     const size = fitInto(player.width, player.height, query.maxwidth, query.maxheight);
     const poster = await this.pages.poster(player.organization_id, player.uuid);
-    const html = responsive ? this.embed.responsiveIframe(player.uuid, player.name, size.width, size.height) : this.embed.iframe(player.uuid, player.name, size.width, size.height);
+    const html = responsive
+      ? this.embed.responsiveIframe(player.uuid, player.name, size.width, size.height)
+      : this.embed.iframe(player.uuid, player.name, size.width, size.height);
     return {
       kind: 'ok',
       oembed: {
@@ -115,7 +125,9 @@ export class WatchService {
     if (!match || (url.protocol !== 'http:' && url.protocol !== 'https:')) return undefined;
     const player = await this.repo.findPlayer(match[2].toLowerCase());
     if (!player) return undefined;
-    const hosts = [hostOf(this.config.publicUrl), this.config.playbackDomain, this.config.embedDomain, ...(await this.orgDomains(player))].map((h) => h?.toLowerCase().replace(/:\d+$/, ''));
+    const hosts = [hostOf(this.config.publicUrl), this.config.playbackDomain, this.config.embedDomain, ...(await this.orgDomains(player))].map((h) =>
+      h?.toLowerCase().replace(/:\d+$/, ''),
+    );
     return hosts.includes(url.hostname.toLowerCase()) ? player : undefined;
   }
 

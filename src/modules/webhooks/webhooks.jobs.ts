@@ -30,7 +30,13 @@ export function webhookJobs({ delivery, webhooks, gdpr }: WebhookJobDeps): JobHa
      */
     'video.webhook': async (payload, ctx) => {
       const organizationId = payload.organizationId ?? (await webhooks.videoOrganization(payload.videoId));
-      await delivery.deliver(ctx, payload.url, payload.video, `video.${payload.video.status ?? 'updated'}`, await delivery.organizationSigner(organizationId, ctx));
+      await delivery.deliver(
+        ctx,
+        payload.url,
+        payload.video,
+        `video.${payload.video.status ?? 'updated'}`,
+        await delivery.organizationSigner(organizationId, ctx),
+      );
     },
     /** The outcome of a GDPR request, built from the request row when sent (docs/gdpr.md). */
     'gdpr.webhook': async (payload, ctx) => {

@@ -19,7 +19,12 @@ export class WebhooksRepository {
   }
 
   async count(organizationId: number, kind: string): Promise<number> {
-    const row = await this.db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('n')).where('organization_id', '=', organizationId).where('kind', '=', kind).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('webhooks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('organization_id', '=', organizationId)
+      .where('kind', '=', kind)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -28,7 +33,13 @@ export class WebhooksRepository {
   }
 
   delete(organizationId: number, kind: string, id: number): Promise<WebhookRow | undefined> {
-    return this.db.deleteFrom('webhooks').where('id', '=', id).where('organization_id', '=', organizationId).where('kind', '=', kind).returningAll().executeTakeFirst();
+    return this.db
+      .deleteFrom('webhooks')
+      .where('id', '=', id)
+      .where('organization_id', '=', organizationId)
+      .where('kind', '=', kind)
+      .returningAll()
+      .executeTakeFirst();
   }
 
   async signingKey(organizationId: number): Promise<string | null> {

@@ -1,5 +1,15 @@
 import type { App, Deps } from '../../http/context.ts';
-import { AnalyticsWebhookBody, Deleted, OrganizationParams, PlayerWebhookBody, Registered, SigningKey, WebhookList, WebhookParams, type WebhookKind } from './webhooks.schemas.ts';
+import {
+  AnalyticsWebhookBody,
+  Deleted,
+  OrganizationParams,
+  PlayerWebhookBody,
+  Registered,
+  SigningKey,
+  WebhookList,
+  WebhookParams,
+  type WebhookKind,
+} from './webhooks.schemas.ts';
 
 const tags = ['webhooks'];
 const permission = 'webhooks:manage' as const;
@@ -16,37 +26,62 @@ export default async function webhooksRoutes(app: App, { services }: Deps) {
   ];
   for (const { kind, body, what } of kinds) {
     const base = `/v1/organizations/:organization_id/webhooks/${kind}`;
-    app.post(base, {
-      config: { wrap: 'webhook', permission },
-      schema: { tags, summary: `Register an ${what} webhook`, params: OrganizationParams, body, response: { 201: Registered } },
-    }, async (req, reply) => {
-      reply.code(201);
-      return service.register(req.params.organization_id, req.auth.organizationId, kind, req.body);
-    });
+    app.post(
+      base,
+      {
+        config: { wrap: 'webhook', permission },
+        schema: { tags, summary: `Register an ${what} webhook`, params: OrganizationParams, body, response: { 201: Registered } },
+      },
+      async (req, reply) => {
+        reply.code(201);
+        return service.register(req.params.organization_id, req.auth.organizationId, kind, req.body);
+      },
+    );
 
-    app.get(base, {
-      config: { list: '', permission },
-      schema: { tags, summary: `The organization's ${what} webhooks`, params: OrganizationParams, response: { 200: WebhookList } },
-    }, async (req) => service.list(req.params.organization_id, req.auth.organizationId, kind));
+    app.get(
+      base,
+      {
+        config: { list: '', permission },
+        schema: { tags, summary: `The organization's ${what} webhooks`, params: OrganizationParams, response: { 200: WebhookList } },
+      },
+      async (req) => service.list(req.params.organization_id, req.auth.organizationId, kind),
+    );
 
-    app.delete(`${base}/:id`, {
-      config: { permission },
-      schema: { tags, summary: `Delete an ${what} webhook`, params: WebhookParams, response: { 200: Deleted } },
-    }, async (req) => service.remove(req.params.organization_id, req.auth.organizationId, kind, req.params.id));
+    app.delete(
+      `${base}/:id`,
+      {
+        config: { permission },
+        schema: { tags, summary: `Delete an ${what} webhook`, params: WebhookParams, response: { 200: Deleted } },
+      },
+      async (req) => service.remove(req.params.organization_id, req.auth.organizationId, kind, req.params.id),
+    );
   }
 
   // Added: the key that signs the webhooks without a key of their own (videos' webhook_url, GDPR requests).
   const keyPath = '/v1/organizations/:organization_id/webhooks/signing_key';
-  app.get(keyPath, {
-    config: { permission },
-    schema: { tags, summary: "The organization's key for video and GDPR webhooks (made on first use)", params: OrganizationParams, response: { 200: SigningKey } },
-  }, async (req) => service.signingKey(req.params.organization_id, req.auth.organizationId));
+  app.get(
+    keyPath,
+    {
+      config: { permission },
+      schema: {
+        tags,
+        summary: "The organization's key for video and GDPR webhooks (made on first use)",
+        params: OrganizationParams,
+        response: { 200: SigningKey },
+      },
+    },
+    async (req) => service.signingKey(req.params.organization_id, req.auth.organizationId),
+  );
 
-  app.post(keyPath, {
-    config: { permission },
-    schema: { tags, summary: 'Replace the key for video and GDPR webhooks', params: OrganizationParams, response: { 201: SigningKey } },
-  }, async (req, reply) => {
-    reply.code(201);
-    return service.rotateSigningKey(req.params.organization_id, req.auth.organizationId);
-  });
+  app.post(
+    keyPath,
+    {
+      config: { permission },
+      schema: { tags, summary: 'Replace the key for video and GDPR webhooks', params: OrganizationParams, response: { 201: SigningKey } },
+    },
+    async (req, reply) => {
+      reply.code(201);
+      return service.rotateSigningKey(req.params.organization_id, req.auth.organizationId);
+    },
+  );
 }

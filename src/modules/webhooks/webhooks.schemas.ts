@@ -2,7 +2,14 @@ import { Type, type Static } from 'typebox';
 import { HttpUrl } from '../../lib/schemas.ts';
 
 export const ANALYTICS_EVENTS = ['view', 'identified_view', 'attention_span'] as const;
-export const PLAYER_EVENTS = ['videofacade_create', 'videofacade_update', 'videofacade_destroy', 'playlist_create', 'playlist_update', 'playlist_destroy'] as const;
+export const PLAYER_EVENTS = [
+  'videofacade_create',
+  'videofacade_update',
+  'videofacade_destroy',
+  'playlist_create',
+  'playlist_update',
+  'playlist_destroy',
+] as const;
 export type AnalyticsEvent = (typeof ANALYTICS_EVENTS)[number];
 export type PlayerEvent = (typeof PLAYER_EVENTS)[number];
 export type WebhookKind = 'analytics' | 'players';
@@ -25,7 +32,12 @@ function registration<E extends readonly string[]>(events: E, what: string) {
     url: HttpUrl,
     security_key: Type.Optional(SecurityKey),
     event_subscriptions: Type.Optional(
-      Type.Array(Type.Union(events.map((e) => Type.Literal(e))), { minItems: 1, maxItems: events.length, uniqueItems: true, description: `${what}; default: all of them` }),
+      Type.Array(Type.Union(events.map((e) => Type.Literal(e))), {
+        minItems: 1,
+        maxItems: events.length,
+        uniqueItems: true,
+        description: `${what}; default: all of them`,
+      }),
     ),
   });
 }

@@ -8,7 +8,7 @@ import { assertOwnOrganization } from '../organizations/own-organization.ts';
 import { newSecret } from '../../lib/standard-webhooks.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { ANALYTICS_EVENTS, PLAYER_EVENTS, type Webhook, type WebhookBody, type WebhookKind } from './webhooks.schemas.ts';
-import { WebhooksRepository, type WebhookRow } from './webhooks.repository.ts';
+import { type WebhooksRepository, type WebhookRow } from './webhooks.repository.ts';
 
 /** At most this many webhooks of each kind per organization. */
 export const MAX_WEBHOOKS_PER_KIND = 50;
@@ -25,10 +25,7 @@ function toWebhook(row: WebhookRow): Webhook {
  * (Standard Webhooks) and retried for about a day by the job queue.
  */
 export class WebhooksService {
-
-  constructor(
-    private readonly repo: WebhooksRepository,
-  ) {}
+  constructor(private readonly repo: WebhooksRepository) {}
 
   async register(pathId: number, organizationId: number, kind: WebhookKind, body: WebhookBody) {
     assertOwnOrganization(pathId, organizationId);

@@ -257,9 +257,17 @@
     var background = /^#?[0-9a-f]{3,8}$/i.test(event.background_color || '') ? /** @type {string} */ (event.background_color).replace(/^#?/, '#') : '#fff';
     return (
       '<!doctype html><html><head><meta charset="utf-8"><base target="_blank">' +
-      '<style>html,body{margin:0}body{padding:12px;font:14px/1.4 system-ui,sans-serif;background:' + background + '}</style>' +
-      '</head><body>' + (event.html || '') +
-      '<script nonce="' + config.nonce + '">' + FRAME_SCRIPT + '</' + 'script></body></html>'
+      '<style>html,body{margin:0}body{padding:12px;font:14px/1.4 system-ui,sans-serif;background:' +
+      background +
+      '}</style>' +
+      '</head><body>' +
+      (event.html || '') +
+      '<script nonce="' +
+      config.nonce +
+      '">' +
+      FRAME_SCRIPT +
+      '</' +
+      'script></body></html>'
     );
   }
 
