@@ -53,7 +53,8 @@ export async function buildApp({ config, database, logStream, container = create
   registerValidation(app);
   markDocsPublic(app);
   // The steps every route runs, in this order (src/http/route-hooks.ts); errors set the header themselves.
-  addRouteStep(app, () => (request, reply) => void reply.header('x-request-id', request.id));
+  // nosniff on every answer: a tenant's file (a caption, a poster) must never run as a script or a page.
+  addRouteStep(app, () => (request, reply) => void reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff'));
   registerRequestParsing(app);
   registerNegotiation(app);
   registerAuth(app, services.tokens);

@@ -33,6 +33,7 @@ export function sendError(reply: FastifyReply, code: ErrorCode, message?: string
   // Errors raised before a route's steps ran (400/413/415 bodies, unknown paths) carry it too.
   return reply
     .header('x-request-id', reply.request.id)
+    .header('x-content-type-options', 'nosniff')
     .code(ErrorStatus[code])
     .type('application/json; charset=utf-8')
     .serializer(JSON.stringify)
