@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { insertJob } from '../src/jobs/queue.ts';
-import { JobRunner, PermanentJobError } from '../src/jobs/runner.ts';
+import { JobCancelledError, JobRunner, PermanentJobError } from '../src/jobs/runner.ts';
 import { JobsRepository } from '../src/jobs/jobs.repository.ts';
 import { openDatabase } from '../src/db/database.ts';
 
@@ -122,6 +122,65 @@ describe.each(dialects)('job queue on %s', (dialect) => {
     const ran: number[] = [];
     await new JobRunner(t.database.db, { handlers: { 'test.slow': async () => void ran.push(1) } }).drain();
     expect(ran).toEqual([1]);
+  });
+
+  it('runs each lane in its own slots: a full media lane does not hold up short jobs', async () => {
+    const media: number[] = [];
+    const runner = new JobRunner(t.database.db, {
+      handlers: {
+        'lane.media': {
+          lane: 'media',
+          handler: (p: { n: number }, { signal }) => {
+            media.push(p.n);
+            return new Promise<void>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)));
+          },
+        },
+        'lane.short': async () => {},
+      },
+      concurrency: 2,
+      shortConcurrency: 1,
+      pollMs: 10,
+    });
+    const slow = [];
+    for (let n = 0; n < 3; n++) slow.push(await insertJob(t.database.db, 'lane.media', { n }));
+    runner.start();
+    await waitFor(async () => media.length === 2);
+    const quick = [await insertJob(t.database.db, 'lane.short', {}), await insertJob(t.database.db, 'lane.short', {})];
+    await waitFor(async () => (await status(quick[0])).status === 'done' && (await status(quick[1])).status === 'done', 3000);
+    // The media lane kept its limit: the third waits.
+    expect(await Promise.all(slow.map(async (id) => (await status(id)).status))).toEqual(['running', 'running', 'queued']);
+    await runner.stop(20);
+  });
+
+  it('aborts a running job whose row was deleted (cancelled), within cancelCheckMs, and records nothing', async () => {
+    const reasons: unknown[] = [];
+    const logged: string[] = [];
+    const id = await insertJob(t.database.db, 'test.cancel', {});
+    const runner = new JobRunner(t.database.db, {
+      handlers: {
+        'test.cancel': (_p, { signal }) =>
+          new Promise((_resolve, reject) =>
+            signal.addEventListener('abort', () => {
+              reasons.push(signal.reason);
+              reject(signal.reason as Error);
+            }),
+          ),
+      },
+      pollMs: 10,
+      cancelCheckMs: 50,
+      log: { error: (_o, msg) => void logged.push(`error: ${msg}`), info: (_o, msg) => void logged.push(`info: ${msg}`) },
+    });
+    runner.start();
+    await waitFor(async () => (await status(id)).status === 'running');
+    expect(await new JobsRepository(t.database.db).deleteOpen([id])).toBe(1);
+    const deletedAt = Date.now();
+    await waitFor(async () => reasons.length === 1, 2000);
+    expect(Date.now() - deletedAt).toBeLessThan(1000);
+    expect(reasons[0]).toBeInstanceOf(JobCancelledError);
+    await waitFor(async () => logged.length === 1, 2000);
+    expect(logged).toEqual(['info: job cancelled']);
+    expect(await new JobsRepository(t.database.db).find(id)).toBeUndefined(); // not re-queued by a retry
+    await runner.stop(20);
   });
 
   it.skipIf(dialect !== 'postgres')('never runs one job in two workers at once (two pools on one PostgreSQL)', async () => {

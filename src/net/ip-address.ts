@@ -1,137 +1,173 @@
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
- * Classification of IP addresses for outgoing requests made on a user's behalf (SSRF protection).
- * An address is `public` when it is routable on the Internet; everything else names this machine,
- * its networks, or nothing at all, and is refused unless its host is explicitly allowed.
+ * IP addresses for the whole service: one strict parser (used by the SSRF check below and by the
+ * blacklisted IP ranges of src/modules/ip-ranges), and the classification of addresses for outgoing
+ * requests made on a user's behalf (SSRF protection).
+ *
+ * Parsing and the special-purpose ranges come from ipaddr.js. Its parser is lenient on its own (octal,
+ * hexadecimal and short IPv4 forms, `::a.b.c.d` read as IPv4-mapped), so the text is first checked
+ * with node:net (dotted quads of decimal octets without leading zeros, RFC 4291 IPv6 text).
  */
-export type AddressClass = 'public' | 'unspecified' | 'loopback' | 'private' | 'link_local' | 'multicast' | 'shared' | 'reserved' | 'invalid';
 
-interface Range {
-  base: bigint;
-  bits: number;
-  kind: Exclude<AddressClass, 'public' | 'invalid'>;
+export type ParsedIp = ipaddr.IPv4 | ipaddr.IPv6;
+
+/** `…:a.b.c.d` → `…:xxxx:yyyy`: ipaddr.js then reads every IPv6 form the same way (RFC 4291). */
+function hexTail(text: string): string {
+  if (!text.includes(':')) return text; // IPv4
+  return text.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_m, a: string, b: string, c: string, d: string) => {
+    const hi = (Number(a) << 8) | Number(b);
+    const lo = (Number(c) << 8) | Number(d);
+    return `${hi.toString(16)}:${lo.toString(16)}`;
+  });
 }
 
-/** IPv4 text → 32-bit value, or null. Only the dotted-quad form (URL parsing normalises the others). */
-function parseV4(text: string): bigint | null {
-  const parts = text.split('.');
-  if (parts.length !== 4) return null;
-  let value = 0n;
-  for (const part of parts) {
-    if (!/^\d{1,3}$/.test(part)) return null;
-    const n = Number(part);
-    if (n > 255) return null;
-    value = (value << 8n) | BigInt(n);
+/**
+ * An IPv4 address (dotted quad only) or an IPv6 address in any RFC 4291 text form, or null. A zone id
+ * (`fe80::1%eth0`) is refused unless `zone` is set, then ignored. No brackets, no surrounding spaces.
+ */
+export function parseIp(text: string, { zone = false }: { zone?: boolean } = {}): ParsedIp | null {
+  let address = text;
+  const percent = address.indexOf('%');
+  if (percent !== -1) {
+    if (!zone) return null;
+    address = address.slice(0, percent);
   }
-  return value;
+  switch (isIP(address)) {
+    case 4:
+      return ipaddr.IPv4.parse(address);
+    case 6:
+      return ipaddr.IPv6.parse(hexTail(address));
+    default:
+      return null;
+  }
 }
 
-/** IPv6 text (with an optional embedded IPv4 tail and zone) → 128-bit value, or null. */
-function parseV6(input: string): bigint | null {
-  let text = input.replace(/^\[|\]$/g, '');
-  const zone = text.indexOf('%');
-  if (zone !== -1) text = text.slice(0, zone);
-  if (isIP(text) !== 6) return null;
-  // An embedded IPv4 tail (::ffff:1.2.3.4) becomes its two hexadecimal groups.
-  const lastColon = text.lastIndexOf(':');
-  const tail = text.slice(lastColon + 1);
-  if (tail.includes('.')) {
-    const v4value = parseV4(tail);
-    if (v4value === null) return null;
-    text = `${text.slice(0, lastColon + 1)}${(v4value >> 16n).toString(16)}:${(v4value & 0xffffn).toString(16)}`;
-  }
-  const double = text.indexOf('::');
-  const groupsOf = (s: string) => (s === '' ? [] : s.split(':').map((g) => Number.parseInt(g, 16)));
-  let groups: number[];
-  if (double === -1) {
-    groups = groupsOf(text);
-  } else {
-    const head = groupsOf(text.slice(0, double));
-    const rest = groupsOf(text.slice(double + 2));
-    if (head.length + rest.length > 7) return null;
-    groups = [...head, ...new Array<number>(8 - head.length - rest.length).fill(0), ...rest];
-  }
-  if (groups.length !== 8 || groups.some((g) => !Number.isInteger(g) || g < 0 || g > 0xffff)) return null;
-  return groups.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n);
+/** The ipaddr.js form of a CIDR given as an address already checked by `parseIp`, and a prefix. */
+export function cidrOf(address: string, prefix: number): [ParsedIp, number] {
+  return ipaddr.parseCIDR(`${hexTail(address)}/${prefix}`);
 }
 
-const v4 = (cidr: string, kind: Range['kind']): Range => {
-  const [addr, bits] = cidr.split('/');
-  return { base: parseV4(addr)!, bits: Number(bits), kind };
+/**
+ * Why an address is refused as a destination; `public` (plain global unicast) is the only class that
+ * is fetched unless its host is explicitly allowed.
+ */
+export type AddressClass =
+  | 'public'
+  | 'unspecified'
+  | 'loopback'
+  | 'private'
+  | 'link_local'
+  | 'multicast'
+  | 'shared'
+  /** IPv6 that reaches another address through a translator or tunnel: IPv4-mapped, NAT64, 6to4, Teredo. */
+  | 'translated'
+  | 'reserved'
+  | 'invalid';
+
+type Refused = Exclude<AddressClass, 'public' | 'invalid'>;
+
+/** ipaddr.js range names (2.5.0) → our classes. Any name not listed here is `reserved`. */
+const V4_CLASSES: Record<string, Refused> = {
+  unspecified: 'reserved', // 0.0.0.0/8 "this network"; 0.0.0.0 itself is `unspecified` (below)
+  broadcast: 'reserved',
+  multicast: 'multicast',
+  linkLocal: 'link_local', // includes cloud metadata 169.254.169.254
+  loopback: 'loopback',
+  carrierGradeNat: 'shared',
+  private: 'private',
 };
-const v6 = (cidr: string, kind: Range['kind']): Range => {
-  const [addr, bits] = cidr.split('/');
-  return { base: parseV6(addr)!, bits: Number(bits), kind };
+const V6_CLASSES: Record<string, Refused> = {
+  unspecified: 'unspecified',
+  loopback: 'loopback',
+  linkLocal: 'link_local',
+  multicast: 'multicast',
+  uniqueLocal: 'private',
+  deprecatedSiteLocal: 'private',
+  ipv4Mapped: 'translated',
+  rfc6145: 'translated',
+  rfc6052: 'translated',
+  '6to4': 'translated',
+  teredo: 'translated',
 };
 
-// Most specific first where ranges nest.
-const V4_RANGES: Range[] = [
-  v4('0.0.0.0/32', 'unspecified'),
-  v4('0.0.0.0/8', 'reserved'), // "this network"
-  v4('10.0.0.0/8', 'private'),
-  v4('100.64.0.0/10', 'shared'), // carrier-grade NAT
-  v4('127.0.0.0/8', 'loopback'),
-  v4('169.254.0.0/16', 'link_local'), // includes cloud metadata 169.254.169.254
-  v4('172.16.0.0/12', 'private'),
-  v4('192.0.0.0/24', 'reserved'), // IETF protocol assignments
-  v4('192.0.2.0/24', 'reserved'), // TEST-NET-1
-  v4('192.88.99.0/24', 'reserved'), // 6to4 relay anycast
-  v4('192.168.0.0/16', 'private'),
-  v4('198.18.0.0/15', 'reserved'), // benchmarking
-  v4('198.51.100.0/24', 'reserved'), // TEST-NET-2
-  v4('203.0.113.0/24', 'reserved'), // TEST-NET-3
-  v4('224.0.0.0/4', 'multicast'),
-  v4('240.0.0.0/4', 'reserved'), // includes broadcast 255.255.255.255
-];
+const cidr = (text: string): [ParsedIp, number] => ipaddr.parseCIDR(text);
 
-const V6_RANGES: Range[] = [
-  v6('::/128', 'unspecified'),
-  v6('::1/128', 'loopback'),
-  v6('100::/64', 'reserved'), // discard-only
-  v6('2001:db8::/32', 'reserved'), // documentation
-  v6('fc00::/7', 'private'), // unique local
-  v6('fe80::/10', 'link_local'),
-  v6('fec0::/10', 'private'), // deprecated site-local
-  v6('ff00::/8', 'multicast'),
-];
+/**
+ * Ranges refused whatever ipaddr.js calls them: the ones this service must never fetch from, pinned
+ * here so that no change of a range name in the library can open them. (ipaddr.js 2.5.0 classifies all
+ * of them as special except IPv4-compatible `::/96`, which it calls unicast.)
+ */
+const PINNED: Array<[ParsedIp, number, Refused]> = (
+  [
+    ['0.0.0.0/8', 'reserved'],
+    ['100.64.0.0/10', 'shared'],
+    ['192.0.0.0/24', 'reserved'],
+    ['192.0.2.0/24', 'reserved'], // documentation (TEST-NET-1, -2, -3)
+    ['198.51.100.0/24', 'reserved'],
+    ['203.0.113.0/24', 'reserved'],
+    ['198.18.0.0/15', 'reserved'], // benchmarking
+    ['240.0.0.0/4', 'reserved'],
+    ['::/96', 'translated'], // IPv4-compatible (deprecated)
+    ['::ffff:0:0/96', 'translated'], // IPv4-mapped
+    ['64:ff9b::/96', 'translated'], // NAT64, well-known prefix
+    ['64:ff9b:1::/48', 'translated'], // NAT64, local-use prefix
+    ['2001::/32', 'translated'], // Teredo
+    ['2001:2::/48', 'reserved'], // benchmarking
+    ['2001:db8::/32', 'reserved'], // documentation
+    ['2002::/16', 'translated'], // 6to4
+  ] as const
+).map(([text, kind]): [ParsedIp, number, Refused] => [...cidr(text), kind]);
 
-function inRange(value: bigint, width: number, range: Range): boolean {
-  const shift = BigInt(width - range.bits);
-  return value >> shift === range.base >> shift;
+/** IPv6 global unicast is allocated from 2000::/3 only: anything else is reserved by the IETF. */
+const GLOBAL_UNICAST_V6 = cidr('2000::/3');
+
+function pinned(ip: ParsedIp): Refused | null {
+  for (const [base, bits, kind] of PINNED) if (base.kind() === ip.kind() && ip.match(base, bits)) return kind;
+  return null;
 }
 
-function classifyV4(value: bigint): AddressClass {
-  for (const r of V4_RANGES) if (inRange(value, 32, r)) return r.kind;
-  return 'public';
+function classifyV4(ip: ipaddr.IPv4): AddressClass {
+  if (ip.octets.every((o) => o === 0)) return 'unspecified';
+  const range: string = ip.range();
+  if (range !== 'unicast') return V4_CLASSES[range] ?? 'reserved';
+  return pinned(ip) ?? 'public';
 }
 
-function classifyV6(value: bigint): AddressClass {
-  // Forms that carry an IPv4 address are judged by that address: IPv4-mapped (::ffff:a.b.c.d),
-  // IPv4-compatible (::a.b.c.d, deprecated), IPv4-translated (::ffff:0:a.b.c.d), NAT64 (64:ff9b::/96)
-  // and 6to4 (2002:AABB:CCDD::/48).
-  const low32 = value & 0xffffffffn;
-  if (value >> 32n === 0xffffn) return classifyV4(low32);
-  if (value >> 32n === 0xffff0000n) return classifyV4(low32);
-  if (value >> 32n === 0n && value > 1n) return classifyV4(low32);
-  if (value >> 32n === parseV6('64:ff9b::')! >> 32n) return classifyV4(low32);
-  if (value >> 112n === 0x2002n) return classifyV4((value >> 80n) & 0xffffffffn);
-  for (const r of V6_RANGES) if (inRange(value, 128, r)) return r.kind;
-  return 'public';
+/** The IPv4 address an IPv6 address carries in a known place, if any (mapped, compatible, NAT64, 6to4). */
+function embeddedV4(ip: ipaddr.IPv6, range: string): ipaddr.IPv4 | null {
+  const p = ip.parts;
+  const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  if (range === 'ipv4Mapped' || range === 'rfc6145') return v4(p[6], p[7]);
+  if (range === 'rfc6052' && p[2] === 0) return v4(p[6], p[7]); // 64:ff9b::/96
+  if (range === '6to4') return v4(p[1], p[2]);
+  if (range === 'unicast' && p.slice(0, 6).every((g) => g === 0)) return v4(p[6], p[7]); // ::a.b.c.d
+  return null;
 }
 
-/** The class of an IP address given as text (IPv4, IPv6, bracketed IPv6); `invalid` when it is none. */
+function classifyV6(ip: ipaddr.IPv6): AddressClass {
+  const range: string = ip.range();
+  // An address that carries an IPv4 address is refused in any case; when that address is itself
+  // special (loopback, private…) the message says so, which is what the user needs to know.
+  const inner = embeddedV4(ip, range);
+  if (inner) {
+    const kind = classifyV4(inner);
+    return kind === 'public' ? 'translated' : kind;
+  }
+  if (range !== 'unicast') return V6_CLASSES[range] ?? 'reserved';
+  if (!ip.match(GLOBAL_UNICAST_V6)) return 'reserved';
+  return pinned(ip) ?? 'public';
+}
+
+/** The class of an IP address given as text (IPv4, IPv6, bracketed IPv6, with a zone); `invalid` when it is none. */
 export function classifyAddress(address: string): AddressClass {
-  const text = address.replace(/^\[|\]$/g, '');
-  const family = isIP(text.split('%')[0]);
-  if (family === 4) return classifyV4(parseV4(text)!);
-  if (family === 6) {
-    const value = parseV6(text);
-    return value === null ? 'invalid' : classifyV6(value);
-  }
-  return 'invalid';
+  const ip = parseIp(address.replace(/^\[|\]$/g, ''), { zone: true });
+  if (!ip) return 'invalid';
+  return ip instanceof ipaddr.IPv4 ? classifyV4(ip) : classifyV6(ip);
 }
 
+/** Whether an address is plain global unicast, the only kind fetched without an allow-list entry. */
 export const isPublicAddress = (address: string) => classifyAddress(address) === 'public';
 
 /** Human words for a refused class, for error messages. */
@@ -149,14 +185,13 @@ export function describeClass(kind: AddressClass): string {
       return 'a multicast address';
     case 'shared':
       return 'a carrier-grade NAT address';
+    case 'translated':
+      return 'an IPv6 transition address (IPv4-mapped, NAT64, 6to4 or Teredo)';
     case 'reserved':
-      return 'a reserved address';
+      return 'a reserved or special-purpose address';
     case 'invalid':
       return 'an invalid address';
     default:
       return 'a public address';
   }
 }
-
-// Exported for tests.
-export const _internal = { parseV4, parseV6 };

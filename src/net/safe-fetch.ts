@@ -16,8 +16,8 @@ import { classifyAddress, describeClass } from './ip-address.ts';
  * - the connection goes to the address that was checked (a pinned `lookup`), so a second DNS answer
  *   cannot point the request elsewhere (DNS rebinding);
  * - redirects are followed at most `maxRedirects` times, each target checked again;
- * - sizes are capped (Content-Length and the bytes actually received), and there are connect and
- *   total timeouts.
+ * - sizes are capped (Content-Length and the bytes actually received), and there are connect, idle
+ *   (no byte for a while: a stalled server frees its worker slot) and total timeouts.
  */
 
 export type FetchErrorKind = 'bad_url' | 'refused_address' | 'dns' | 'network' | 'tls' | 'timeout' | 'http_status' | 'too_large' | 'redirects' | 'aborted';
@@ -48,6 +48,8 @@ export interface SafeFetchOptions {
   connectTimeoutMs?: number;
   /** Time for the whole exchange, redirects and body included. Default 60 s. */
   timeoutMs?: number;
+  /** Longest wait for the next byte (the answer's headers, then each piece of the body). Default 30 s. */
+  idleTimeoutMs?: number;
   /** Redirects followed (downloads only). Default 3. */
   maxRedirects?: number;
   signal?: AbortSignal;
@@ -151,8 +153,15 @@ function networkError(err: unknown, url: URL): SafeFetchError {
   return new SafeFetchError('network', `Could not fetch from ${url.host} (${code || e.message || 'network error'})`, false);
 }
 
-/** One request to one checked address; resolves with the response (body not read). */
-async function requestOnce(url: URL, method: string, body: Buffer | undefined, options: SafeFetchOptions, signal: AbortSignal): Promise<IncomingMessage> {
+/** One request to one checked address; resolves with the response (body not read). `progress` is told when the headers arrive. */
+async function requestOnce(
+  url: URL,
+  method: string,
+  body: Buffer | undefined,
+  options: SafeFetchOptions,
+  signal: AbortSignal,
+  progress: () => void,
+): Promise<IncomingMessage> {
   const target = await checkDestination(url, options);
   const pinned = ((_hostname: string, opts: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     if (opts?.all) callback(null, [target]);
@@ -185,6 +194,7 @@ async function requestOnce(url: URL, method: string, body: Buffer | undefined, o
     });
     req.once('response', (res) => {
       clearTimeout(connectTimer);
+      progress();
       resolve(res);
     });
     req.on('error', (err) => {
@@ -200,28 +210,40 @@ function statusError(status: number, url: URL): SafeFetchError {
   return new SafeFetchError('http_status', `${url.host} answered HTTP ${status}`, !retryable, status);
 }
 
-/** Runs `work` under the caller's signal and a total timeout, mapping aborts to SafeFetchErrors. */
-async function guarded<T>(options: SafeFetchOptions, work: (signal: AbortSignal) => Promise<T>, url: URL): Promise<T> {
+const seconds = (ms: number) => `${Number((ms / 1000).toFixed(3))} s`;
+
+/**
+ * Runs `work` under the caller's signal, a total timeout and an idle timeout, mapping aborts to
+ * SafeFetchErrors. `work` calls `progress` whenever bytes arrive; the idle timer starts over then.
+ */
+async function guarded<T>(options: SafeFetchOptions, work: (signal: AbortSignal, progress: () => void) => Promise<T>, url: URL): Promise<T> {
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(new SafeFetchError('timeout', `Fetching from ${url.host} timed out`, false)), options.timeoutMs ?? 60_000);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
+  const idleMs = options.idleTimeoutMs ?? 30_000;
+  const idle = new AbortController();
+  const idleError = () => new SafeFetchError('timeout', `${url.host} sent no data for ${seconds(idleMs)}`, false);
+  const idleTimer = setTimeout(() => idle.abort(idleError()), idleMs);
+  const progress = () => idleTimer.refresh();
+  const signal = AbortSignal.any([...(options.signal ? [options.signal] : []), timeout.signal, idle.signal]);
   try {
-    return await work(signal);
+    return await work(signal, progress);
   } catch (err) {
     if (options.signal?.aborted) throw options.signal.reason ?? new SafeFetchError('aborted', 'The fetch was aborted', false);
     if (timeout.signal.aborted) throw timeout.signal.reason as SafeFetchError;
+    if (idle.signal.aborted) throw idle.signal.reason as SafeFetchError;
     throw networkError(err, url);
   } finally {
     clearTimeout(timer);
+    clearTimeout(idleTimer);
   }
 }
 
 /** Follows redirects (re-checking each target) up to a 2xx response. */
-async function openFollowing(start: URL, options: SafeFetchOptions, signal: AbortSignal): Promise<{ res: IncomingMessage; url: URL }> {
+async function openFollowing(start: URL, options: SafeFetchOptions, signal: AbortSignal, progress: () => void): Promise<{ res: IncomingMessage; url: URL }> {
   const maxRedirects = options.maxRedirects ?? 3;
   let url = start;
   for (let hop = 0; ; hop++) {
-    const res = await requestOnce(url, 'GET', undefined, options, signal);
+    const res = await requestOnce(url, 'GET', undefined, options, signal, progress);
     const status = res.statusCode ?? 0;
     if (REDIRECTS.has(status) && res.headers.location) {
       res.resume();
@@ -260,8 +282,8 @@ export async function safeDownload(rawUrl: string, destination: string, options:
   const maxBytes = options.maxBytes ?? Number.MAX_SAFE_INTEGER;
   return guarded(
     options,
-    async (signal) => {
-      const { res, url } = await openFollowing(start, options, signal);
+    async (signal, progress) => {
+      const { res, url } = await openFollowing(start, options, signal, progress);
       const declared = Number(res.headers['content-length']);
       if (Number.isFinite(declared) && declared > maxBytes) {
         res.destroy();
@@ -270,6 +292,7 @@ export async function safeDownload(rawUrl: string, destination: string, options:
       let bytes = 0;
       const counter = new Transform({
         transform(chunk: Buffer, _enc, done) {
+          progress();
           bytes += chunk.length;
           if (bytes > maxBytes) return done(tooLarge(maxBytes));
           done(null, chunk);
@@ -294,11 +317,12 @@ export async function safePost(rawUrl: string, body: string | Buffer, options: S
   const payload = Buffer.isBuffer(body) ? body : Buffer.from(body);
   return guarded(
     options,
-    async (signal) => {
-      const res = await requestOnce(url, 'POST', payload, options, signal);
+    async (signal, progress) => {
+      const res = await requestOnce(url, 'POST', payload, options, signal, progress);
       const chunks: Buffer[] = [];
       let kept = 0;
       for await (const chunk of res) {
+        progress();
         if (kept < 65_536) {
           chunks.push(chunk as Buffer);
           kept += (chunk as Buffer).length;

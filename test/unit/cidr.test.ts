@@ -1,6 +1,7 @@
 import net from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import ipaddr from 'ipaddr.js';
 import { addressKey, CidrError, formatKey, parseAddress, parseCidr, parseIPv4, parseIPv6, toKey } from '../../src/modules/ip-ranges/cidr.ts';
 
 /** [first, last] of a range as text. */
@@ -201,6 +202,67 @@ describe('address keys (what isBlocked compares)', () => {
         expect(r.end - r.start + 1n).toBe(1n << BigInt(32 - prefix));
         expect(r.start % (1n << BigInt(32 - prefix))).toBe(0n);
       }),
+    );
+  });
+});
+
+describe('parsed with ipaddr.js, stored as before', () => {
+  it('gives the keys existing rows hold (range_start, range_end and client keys unchanged)', () => {
+    // Computed by the hand-written parser this one replaced: a row stored then must still match.
+    const ranges: Array<[string, string, string]> = [
+      ['10.0.0.0/8', '00000000000000000000ffff0a000000', '00000000000000000000ffff0affffff'],
+      ['192.168.0.1/24', '00000000000000000000ffffc0a80000', '00000000000000000000ffffc0a800ff'],
+      ['203.0.113.7', '00000000000000000000ffffcb007107', '00000000000000000000ffffcb007107'],
+      ['0.0.0.0/0', '00000000000000000000ffff00000000', '00000000000000000000ffffffffffff'],
+      ['::/0', '00000000000000000000000000000000', 'ffffffffffffffffffffffffffffffff'],
+      ['2001:db8::/32', '20010db8000000000000000000000000', '20010db8ffffffffffffffffffffffff'],
+      ['2001:db8:1:2:3:4:5:6/64', '20010db8000100020000000000000000', '20010db800010002ffffffffffffffff'],
+      ['::ffff:10.0.0.0/104', '00000000000000000000ffff0a000000', '00000000000000000000ffff0affffff'],
+      ['::1.2.3.4/128', '00000000000000000000000001020304', '00000000000000000000000001020304'],
+      ['64:ff9b::192.0.2.33/120', '0064ff9b0000000000000000c0000200', '0064ff9b0000000000000000c00002ff'],
+      ['fe80::/10', 'fe800000000000000000000000000000', 'febfffffffffffffffffffffffffffff'],
+      ['::1', '00000000000000000000000000000001', '00000000000000000000000000000001'],
+    ];
+    for (const [cidr, start, end] of ranges) {
+      const r = parseCidr(cidr);
+      expect([toKey(r.start), toKey(r.end)], cidr).toEqual([start, end]);
+    }
+    const clients: Array<[string, string]> = [
+      ['1.2.3.4', '00000000000000000000ffff01020304'],
+      ['::ffff:1.2.3.4', '00000000000000000000ffff01020304'],
+      ['::1.2.3.4', '00000000000000000000000001020304'],
+      ['fe80::1%eth0', 'fe800000000000000000000000000001'],
+      ['2001:DB8::1', '20010db8000000000000000000000001'],
+    ];
+    for (const [address, key] of clients) expect(addressKey(address), address).toBe(key);
+  });
+
+  it('refuses the lenient forms ipaddr.js alone would take (octal, hex, short IPv4, IPv4-compatible read as mapped)', () => {
+    // ipaddr.js on its own: 010.0.0.1 is octal (8.0.0.1), 0x7f.1 and 1.2.3 are short forms.
+    expect(ipaddr.isValid('010.0.0.1')).toBe(true);
+    expect(ipaddr.isValid('1.2.3')).toBe(true);
+    expect(ipaddr.parse('::1.2.3.4').toNormalizedString()).toBe('0:0:0:0:0:ffff:102:304');
+    for (const bad of ['010.0.0.1', '0x7f.0.0.1', '1.2.3', '2130706433', '1.2.3.4%eth0']) {
+      expect(parseAddress(bad), bad).toBeNull();
+      expect(() => parseCidr(`${bad}/8`), bad).toThrow(CidrError);
+    }
+    // RFC 4291: ::1.2.3.4 is IPv4-compatible (::102:304), not IPv4-mapped.
+    expect(parseIPv6('::1.2.3.4')).toBe(0x01020304n);
+    expect(toKey(parseCidr('::1.2.3.4').start)).toBe('00000000000000000000000001020304');
+  });
+
+  it('computes the same range as ipaddr.js for random CIDRs of both families', () => {
+    const bytesOf = (v: bigint, n: number) => Array.from({ length: n }, (_, i) => Number((v >> BigInt((n - 1 - i) * 8)) & 0xffn));
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }), fc.integer({ min: 0, max: 128 }), (value, prefix) => {
+        const address = ipaddr.fromByteArray(bytesOf(value, 16)).toString();
+        const r = parseCidr(`${address}/${prefix}`);
+        const first = ipaddr.IPv6.networkAddressFromCIDR(`${address}/${prefix}`).toByteArray();
+        const last = ipaddr.IPv6.broadcastAddressFromCIDR(`${address}/${prefix}`).toByteArray();
+        expect(bytesOf(r.start, 16)).toEqual(first);
+        expect(bytesOf(r.end, 16)).toEqual(last);
+      }),
+      { numRuns: 300 },
     );
   });
 });

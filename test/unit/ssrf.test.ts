@@ -15,7 +15,7 @@ describe('address classification', () => {
     ['172.32.0.1', 'public'],
     ['100.128.0.1', 'public'],
     ['2606:4700:4700::1111', 'public'],
-    ['::ffff:8.8.8.8', 'public'],
+    ['2a00:1450:4001:80b::200e', 'public'],
     ['0.0.0.0', 'unspecified'],
     ['::', 'unspecified'],
     ['127.0.0.1', 'loopback'],
@@ -51,7 +51,44 @@ describe('address classification', () => {
     ['::127.0.0.1', 'loopback'],
     ['64:ff9b::10.0.0.1', 'private'],
     ['2002:c0a8:0101::1', 'private'],
+    // Only plain global unicast passes: IPv6 transition forms are refused even around a public IPv4.
+    ['::ffff:8.8.8.8', 'translated'],
+    ['::ffff:808:808', 'translated'],
+    ['::8.8.8.8', 'translated'],
+    ['::ffff:0:8.8.8.8', 'translated'],
+    ['64:ff9b::8.8.8.8', 'translated'],
+    ['64:ff9b:1::a00:1', 'translated'], // NAT64 local-use prefix (RFC 8215)
+    ['64:ff9b:1:ffff::1', 'translated'],
+    ['2002:808:808::1', 'translated'], // 6to4
+    ['2001:0::1', 'translated'], // Teredo 2001::/32
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'translated'],
+    ['2001:2::1', 'reserved'], // benchmarking 2001:2::/48
+    ['2001:2:0:ffff::1', 'reserved'],
+    ['198.18.0.1', 'reserved'], // benchmarking 198.18.0.0/15
+    ['198.19.255.255', 'reserved'],
+    ['198.51.100.7', 'reserved'], // documentation
+    ['203.0.113.7', 'reserved'],
+    ['2001:db8:ffff::1', 'reserved'],
+    ['3fff::1', 'reserved'], // documentation (RFC 9637)
+    ['192.0.0.9', 'reserved'],
+    ['192.88.99.1', 'reserved'], // 6to4 relay anycast
+    ['240.0.0.1', 'reserved'],
+    ['0.1.2.3', 'reserved'],
+    ['100::1', 'reserved'], // discard-only
+    ['2001:10::1', 'reserved'], // ORCHID
+    ['2001:20::1', 'reserved'], // ORCHIDv2
+    ['2620:4f:8000::1', 'reserved'], // AS112
+    ['5f00::1', 'reserved'], // segment routing
+    ['4000::1', 'reserved'], // outside 2000::/3 global unicast
+    ['::2', 'reserved'], // IPv4-compatible 0.0.0.2 (ipaddr.js alone calls it unicast)
+    ['::7f00:1', 'loopback'],
+    ['ff0e::1', 'multicast'],
+    ['fec0::1', 'private'],
+    ['100.100.100.100', 'shared'],
     ['nonsense', 'invalid'],
+    ['010.0.0.1', 'invalid'],
+    ['0x7f.0.0.1', 'invalid'],
+    ['2130706433', 'invalid'],
     ['1.2.3', 'invalid'],
     ['256.1.1.1', 'invalid'],
   ];
@@ -90,6 +127,19 @@ describe('safe fetch', () => {
       const url = new URL(req.url ?? '/', 'http://x');
       if (url.pathname === '/redirect') return void res.writeHead(302, { location: url.searchParams.get('to')! }).end();
       if (url.pathname === '/hang') return; // never answers
+      if (url.pathname === '/stall') return void res.writeHead(200, { 'content-length': '100' }).flushHeaders(); // headers, then nothing
+      if (url.pathname === '/post-stall') return void req.resume(); // reads the body, never answers
+      if (url.pathname === '/drip') {
+        // 10 bytes, 100 ms apart.
+        res.writeHead(200, { 'content-length': '10' });
+        let sent = 0;
+        const timer = setInterval(() => {
+          if (++sent < 10) return void res.write('x');
+          clearInterval(timer);
+          res.end('x');
+        }, 100);
+        return void res.on('close', () => clearInterval(timer));
+      }
       if (url.pathname === '/big') return void res.end(Buffer.alloc(10_000));
       if (url.pathname === '/post') return void req.resume().on('end', () => res.writeHead(201).end('created'));
       res.end('hello');
@@ -174,6 +224,21 @@ describe('safe fetch', () => {
     expect((await safeDownload(`http://127.0.0.1:${port}/big`, dest(), { allowedHosts: allowed, maxBytes: 10_000 })).bytes).toBe(10_000);
     const slow = await fails(safeDownload(`http://127.0.0.1:${port}/hang`, dest(), { allowedHosts: allowed, timeoutMs: 200 }));
     expect([slow.kind, slow.permanent]).toEqual(['timeout', false]);
+  });
+
+  it('fails a server that stops sending (idle timeout, retryable), not one that is merely slow', async () => {
+    const allowed = [`127.0.0.1:${port}`];
+    const options = { allowedHosts: allowed, idleTimeoutMs: 200, timeoutMs: 10_000 };
+    const started = Date.now();
+    const stalled = await fails(safeDownload(`http://127.0.0.1:${port}/stall`, dest(), options));
+    expect([stalled.kind, stalled.permanent, stalled.message]).toEqual(['timeout', false, `127.0.0.1:${port} sent no data for 0.2 s`]);
+    expect(Date.now() - started).toBeLessThan(2000); // not the 10 s total timeout
+    // No answer at all (not even headers) counts too.
+    expect((await fails(safeDownload(`http://127.0.0.1:${port}/hang`, dest(), options))).message).toMatch(/sent no data for 0\.2 s$/);
+    // A byte every 100 ms for a second: slower than the idle timeout in all, but never idle that long.
+    expect((await safeDownload(`http://127.0.0.1:${port}/drip`, dest(), { ...options, idleTimeoutMs: 400 })).bytes).toBe(10);
+    const post = await fails(safePost(`http://127.0.0.1:${port}/post-stall`, '{}', options));
+    expect([post.kind, post.permanent, post.message]).toEqual(['timeout', false, `127.0.0.1:${port} sent no data for 0.2 s`]);
   });
 
   it('stops when the caller aborts', async () => {

@@ -3,13 +3,15 @@
  * (`::ffff:a.b.c.d`, RFC 4291 §2.5.5.2), so that one ordered key covers both families: an IPv4
  * range blocks the same client whether its socket reports `1.2.3.4` or `::ffff:1.2.3.4`.
  *
- * Parsing is strict: dotted quads of four decimal octets without leading zeros (`010.0.0.1` is
- * refused rather than read as octal or decimal), IPv6 in any RFC 4291 text form (with `::` and an
- * embedded dotted quad), no zone ids in ranges, prefix lengths 0..32 (IPv4) or 0..128 (IPv6).
+ * Parsing is strict (src/net/ip-address.ts: ipaddr.js behind a check of the text): dotted quads of four
+ * decimal octets without leading zeros (`010.0.0.1` is refused rather than read as octal or decimal),
+ * IPv6 in any RFC 4291 text form (with `::` and an embedded dotted quad), no zone ids in ranges, prefix
+ * lengths 0..32 (IPv4) or 0..128 (IPv6). The keys stored in range_start / range_end are unchanged.
  */
 
+import { cidrOf, parseIp, type ParsedIp } from '../../net/ip-address.ts';
+
 const ALL_ONES = (1n << 128n) - 1n;
-const V4_MAPPED = 0xffffn << 32n;
 
 export type IpVersion = 4 | 6;
 
@@ -31,73 +33,29 @@ export interface IpRange {
 /** Why a range was refused, worded to follow the field name in a 422 detail. */
 export class CidrError extends Error {}
 
+/** The 128-bit value of a parsed address (IPv4 as IPv4-mapped IPv6). */
+function valueOf(ip: ParsedIp): bigint {
+  const bytes = ip.kind() === 'ipv4' ? [...Array<number>(10).fill(0), 0xff, 0xff, ...ip.toByteArray()] : ip.toByteArray();
+  return bytes.reduce((acc, b) => (acc << 8n) | BigInt(b), 0n);
+}
+
 /** A dotted quad as a 32-bit number, or null. */
 export function parseIPv4(text: string): bigint | null {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
-  if (!m) return null;
-  let value = 0n;
-  for (const part of m.slice(1)) {
-    if (part.length > 1 && part.startsWith('0')) return null;
-    const octet = Number(part);
-    if (octet > 255) return null;
-    value = (value << 8n) | BigInt(octet);
-  }
-  return value;
+  const ip = parseIp(text);
+  return ip?.kind() === 'ipv4' ? valueOf(ip) & 0xffffffffn : null;
 }
 
 /** An IPv6 address (any RFC 4291 text form, no zone id) as a 128-bit number, or null. */
 export function parseIPv6(text: string): bigint | null {
-  if (!/^[0-9a-fA-F:.]+$/.test(text) || text.length > 45) return null;
-  let groups = text;
-  let tail: bigint[] = [];
-  // An embedded dotted quad takes the place of the last two groups.
-  const lastColon = groups.lastIndexOf(':');
-  if (lastColon === -1) return null;
-  const last = groups.slice(lastColon + 1);
-  if (last.includes('.')) {
-    const v4 = parseIPv4(last);
-    if (v4 === null) return null;
-    tail = [v4 >> 16n, v4 & 0xffffn];
-    // "a:b:1.2.3.4" → "a:b", but "::1.2.3.4" → "::" and "a::1.2.3.4" → "a::".
-    groups = groups.slice(0, lastColon + 1);
-    if (!groups.endsWith('::')) groups = groups.slice(0, -1);
-  }
-  if (groups.includes('.')) return null;
-  const halves = groups.split('::');
-  if (halves.length > 2) return null;
-  const parseGroups = (s: string): bigint[] | null => {
-    if (s === '') return [];
-    const out: bigint[] = [];
-    for (const g of s.split(':')) {
-      if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return null;
-      out.push(BigInt(`0x${g}`));
-    }
-    return out;
-  };
-  const head = parseGroups(halves[0]);
-  if (head === null) return null;
-  let all: bigint[];
-  if (halves.length === 2) {
-    const rest = parseGroups(halves[1]);
-    if (rest === null) return null;
-    const given = head.length + rest.length + tail.length;
-    // "::" stands for at least one group of zeros.
-    if (given > 7) return null;
-    all = [...head, ...Array<bigint>(8 - given).fill(0n), ...rest, ...tail];
-  } else {
-    all = [...head, ...tail];
-    if (all.length !== 8) return null;
-  }
-  return all.reduce((acc, g) => (acc << 16n) | g, 0n);
+  const ip = parseIp(text);
+  return ip?.kind() === 'ipv6' ? valueOf(ip) : null;
 }
 
 /** An IPv4 or IPv6 address; IPv4 is returned IPv4-mapped. Null when it is not an address. */
 export function parseAddress(text: string): IpAddress | null {
-  const v4 = parseIPv4(text);
-  if (v4 !== null) return { version: 4, value: V4_MAPPED | v4 };
-  const v6 = parseIPv6(text);
-  if (v6 !== null) return { version: 6, value: v6 };
-  return null;
+  const ip = parseIp(text);
+  if (!ip) return null;
+  return { version: ip.kind() === 'ipv4' ? 4 : 6, value: valueOf(ip) };
 }
 
 /**
@@ -120,9 +78,10 @@ export function parseCidr(input: string): IpRange {
     prefix = Number(prefixText);
     if (prefix > max) throw new CidrError(`prefix length must be between 0 and ${max} for IPv${address.version}`);
   }
-  const bits = address.version === 4 ? 96 + prefix : prefix;
+  const [base, bitsInFamily] = cidrOf(addressText, prefix);
+  const bits = address.version === 4 ? 96 + bitsInFamily : bitsInFamily;
   const hostMask = bits === 128 ? 0n : ALL_ONES >> BigInt(bits);
-  const start = address.value & (ALL_ONES ^ hostMask);
+  const start = valueOf(base) & (ALL_ONES ^ hostMask);
   return { version: address.version, prefix, start, end: start | hostMask };
 }
 

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { newUuid } from '../../lib/tokens.ts';
+import { cancelJobs } from '../job-kinds.ts';
 import type { ChaptersRepository } from '../chapters/chapters.repository.ts';
 import type { CreateVideoBody, Video } from '../videos/videos.schemas.ts';
 import { toVideo, type VideosService } from '../videos/videos.service.ts';
@@ -39,13 +40,15 @@ export class PlayerVideosService {
 
   /**
    * Deletes the video; its chapters go with it and each affected player's positions stay dense.
-   * Its files leave the store right after the commit.
+   * Its processing is cancelled with it (a worker running it aborts the download or ffmpeg within a
+   * second), and its files leave the store right after the commit.
    */
   async delete(organizationId: number, id: number): Promise<Video> {
     const row = await this.db.transaction().execute(async (trx) => {
       const chapters = this.chapters.with(trx);
       const playerIds = await chapters.playerIdsOfVideo(id);
       const deleted = await this.videos.deleteRow(trx, organizationId, id);
+      await cancelJobs(trx, 'video.process', (payload) => payload.videoId === id);
       const now = nowSeconds();
       const remaining = await chapters.forPlayers(playerIds);
       for (const playerId of playerIds)

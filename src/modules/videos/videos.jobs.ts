@@ -18,6 +18,24 @@ function containerOf(formatName: string): { ext: string; contentType: string } |
   return null;
 }
 
+/**
+ * `signal`, also aborted once `wanted()` answers false (asked every `everyMs`): the work of a file set
+ * deleted meanwhile (alone, or with its video) stops instead of holding a media slot until its timeout.
+ */
+function abortWhenUnwanted(signal: AbortSignal, wanted: () => Promise<boolean>, everyMs = 1000): { signal: AbortSignal; stop(): void } {
+  const unwanted = new AbortController();
+  const timer = setInterval(() => {
+    wanted().then(
+      (yes) => {
+        if (!yes) unwanted.abort(new Error('The file set was deleted or replaced'));
+      },
+      () => {}, // the database is unreachable: keep going, the lease decides
+    );
+  }, everyMs);
+  timer.unref();
+  return { signal: AbortSignal.any([signal, unwanted.signal]), stop: () => clearInterval(timer) };
+}
+
 export interface VideoJobDeps {
   config: Config;
   media: Media;
@@ -44,6 +62,7 @@ export function videoJobs({ config, media, videoMedia: service }: VideoJobDeps):
           allowedHosts: config.uploadAllowedHosts,
           maxBytes: config.maxUploadBytes,
           timeoutMs: config.uploadTimeoutMs,
+          idleTimeoutMs: config.uploadIdleTimeoutMs,
           signal: ctx.signal,
         });
         // The source may have changed (or the video gone) during the download: skip the transcodes.
@@ -82,6 +101,8 @@ export function videoJobs({ config, media, videoMedia: service }: VideoJobDeps):
       const { set, video } = pending;
       const work = await jobWorkDir(media.workDir, ctx.job);
       const folder = service.newSetFolder(video, set);
+      // The payload names only the set: deleting the video (which removes its sets) stops this job here.
+      const watch = abortWhenUnwanted(ctx.signal, async () => (await service.pendingSet(payload)) !== undefined);
       let what = 'file';
       try {
         const files = [];
@@ -96,9 +117,10 @@ export function videoJobs({ config, media, videoMedia: service }: VideoJobDeps):
             allowedHosts: config.uploadAllowedHosts,
             maxBytes: config.maxUploadBytes,
             timeoutMs: config.uploadTimeoutMs,
-            signal: ctx.signal,
+            idleTimeoutMs: config.uploadIdleTimeoutMs,
+            signal: watch.signal,
           });
-          const info = await probe(config.ffprobePath, file, { signal: ctx.signal });
+          const info = await probe(config.ffprobePath, file, { signal: watch.signal });
           const container = containerOf(info.formatName);
           if (!container) throw new NotAVideoError('it must be an MP4 or WebM file');
           const key = `${folder}/${quality}.${container.ext}`;
@@ -109,6 +131,7 @@ export function videoJobs({ config, media, videoMedia: service }: VideoJobDeps):
       } catch (err) {
         await service.removeFolders([folder]);
         if (ctx.signal.aborted) throw err;
+        if (watch.signal.aborted) return; // deleted or replaced meanwhile: nothing left to do
         const failure = describeMediaFailure(err, what, work.dir);
         if (failure.permanent || ctx.job.attempts >= ctx.job.max_attempts) {
           await service.failSet(payload, failure.message);
@@ -116,6 +139,7 @@ export function videoJobs({ config, media, videoMedia: service }: VideoJobDeps):
         }
         throw err;
       } finally {
+        watch.stop();
         await work.dispose();
       }
     },

@@ -7,6 +7,7 @@ import { nowSeconds } from '../../lib/time.ts';
 import { newUuid } from '../../lib/tokens.ts';
 import type { CreateVideoBody, UpdateVideoBody, Video } from './videos.schemas.ts';
 import { type VideosRepository, type VideoRow } from './videos.repository.ts';
+import { cancelJobs } from '../job-kinds.ts';
 import { enqueueDelete, enqueueProcessing, videoPrefix } from './video-jobs.ts';
 
 export function toVideo(row: VideoRow): Video {
@@ -103,7 +104,11 @@ export class VideosService {
       }
       const row = await videos.update(organizationId, id, changes);
       if (!row) throw notFound('video', id);
-      if (newSource) await enqueueProcessing(trx, row.id, row.media_version);
+      if (newSource) {
+        // The old source's download and transcode stop at once rather than run to a result nobody keeps.
+        await cancelJobs(trx, 'video.process', (payload) => payload.videoId === id && payload.version < row.media_version);
+        await enqueueProcessing(trx, row.id, row.media_version);
+      }
       return toVideo(row);
     });
   }
