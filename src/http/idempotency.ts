@@ -3,9 +3,12 @@ import { addRouteHook, routeHasMethod } from './route-hooks.ts';
 import { AppError } from '../lib/errors.ts';
 import { type IdempotencyService, requestFingerprint } from '../modules/idempotency/idempotency.service.ts';
 
-const claimed = new WeakMap<FastifyRequest, { organizationId: number; key: string }>();
+const claimed = new WeakMap<FastifyRequest, { organizationId: number; key: string; lease: number }>();
 
-/** `Idempotency-Key` on any POST: executed at most once per organization and key within 24 h. */
+/**
+ * `Idempotency-Key` on any POST: executed at most once per organization and key within 24 h. A request
+ * that never stores its answer (the process died) holds the key for the lease only (idempotency.service.ts).
+ */
 export function registerIdempotency(app: FastifyInstance, service: IdempotencyService) {
   app.addHook('onRoute', (route) => {
     if (!routeHasMethod(route, 'POST')) return;
@@ -20,11 +23,12 @@ export function registerIdempotency(app: FastifyInstance, service: IdempotencySe
     const key = Array.isArray(header) ? header[0] : header;
     if (!key || key.length > 255) throw new AppError('bad_request', 'Idempotency-Key must be 1 to 255 characters');
     const path = request.url.split('?')[0];
-    const stored = await service.begin(request.auth.organizationId, key, requestFingerprint('POST', path, request.body));
-    if (!stored) {
-      claimed.set(request, { organizationId: request.auth.organizationId, key });
+    const begun = await service.begin(request.auth.organizationId, key, requestFingerprint('POST', path, request.body));
+    if ('lease' in begun) {
+      claimed.set(request, { organizationId: request.auth.organizationId, key, lease: begun.lease });
       return;
     }
+    const stored = begun.replay;
     reply.header('idempotent-replayed', 'true').code(stored.status);
     if (stored.type) reply.type(stored.type);
     return reply.serializer((x: unknown) => x as string).send(stored.body);
@@ -36,7 +40,7 @@ export function registerIdempotency(app: FastifyInstance, service: IdempotencySe
     claimed.delete(request);
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
     const type = (reply.getHeader('content-type') as string | undefined) ?? null;
-    await service.finish(claim.organizationId, claim.key, { status: reply.statusCode, body, type });
+    await service.finish(claim.organizationId, claim.key, claim.lease, { status: reply.statusCode, body, type });
     return payload;
   }
 }

@@ -7,13 +7,23 @@ import { AppError, invalidField, notFound } from '../lib/errors.ts';
  * dialect alike. Returns the dotted path of the first string (or key) holding one, else null.
  */
 export function nulPath(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return value.includes('\0') ? path || '(body)' : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-    const at = path ? `${path}.${key}` : key;
-    if (key.includes('\0')) return at;
-    const found = nulPath(inner, at);
-    if (found) return found;
+  // Depth-first with an explicit stack, in the order a recursive walk takes: a body nested
+  // thousands deep must not overflow the call stack.
+  const stack: Array<{ value: unknown; path: string }> = [{ value, path }];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if (typeof item.value === 'string') {
+      if (item.value.includes('\0')) return item.path || '(body)';
+      continue;
+    }
+    if (item.value === null || typeof item.value !== 'object') continue;
+    const entries = Object.entries(item.value as Record<string, unknown>);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, inner] = entries[i];
+      const at = item.path ? `${item.path}.${key}` : key;
+      if (key.includes('\0')) return at;
+      stack.push({ value: inner, path: at });
+    }
   }
   return null;
 }

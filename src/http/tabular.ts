@@ -31,11 +31,27 @@ function table(items: unknown[]): { columns: string[]; rows: unknown[][] } {
 
 const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'boolean' ? String(v) : v);
 
-export function toCsv(items: unknown[]): string {
-  const { columns, rows } = table(items);
-  return stringify([columns, ...rows.map((r) => r.map(cell))]);
+/**
+ * Text a spreadsheet opening the CSV would run as a formula (OWASP, CSV injection): starting with = + - @,
+ * a tab, a line break or NUL, or the full-width = + - @ that some spreadsheets fold to them.
+ */
+const FORMULA_START = /^[=+\-@\t\r\n\0\uFF1D\uFF0B\uFF0D\uFF20]/;
+/** Text that is only a decimal number (`-5`, `+1.5e3`) computes nothing: left as it is, like numbers. */
+const NUMBER_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** A CSV cell: such text gets a leading single quote, which spreadsheets show as text. */
+function csvCell(v: unknown): unknown {
+  const c = cell(v);
+  return typeof c === 'string' && FORMULA_START.test(c) && !NUMBER_TEXT.test(c) ? `'${c}` : c;
 }
 
+export function toCsv(items: unknown[]): string {
+  const { columns, rows } = table(items);
+  // Column names too: nested objects with keys of the client's choosing become columns.
+  return stringify([columns.map(csvCell), ...rows.map((r) => r.map(csvCell))]);
+}
+
+/** Strings are written as text cells (exceljs makes a formula only of a `{ formula }` value): no quote needed. */
 export async function toXlsx(items: unknown[], sheetName = 'items'): Promise<Buffer> {
   const { columns, rows } = table(items);
   const workbook = new ExcelJS.Workbook();

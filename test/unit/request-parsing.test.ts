@@ -57,4 +57,10 @@ describe('nulPath', () => {
     expect(nulPath('x\0')).toBe('(body)');
     expect(nulPath({ a: 'fine', n: 1, z: null, t: true })).toBeNull();
   });
+
+  it('walks a value nested 20,000 deep without overflowing the stack', () => {
+    let deep: unknown = 'x\0';
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    expect(nulPath(deep)).toBe(`${Array.from({ length: 20_000 }, () => '0').join('.')}`);
+  });
 });
