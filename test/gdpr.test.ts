@@ -1,9 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createContainer } from '../src/container.ts';
 import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
+import { indexJobSubjects } from '../src/db/migrations/0014_housekeeping.ts';
+import { MailDeliveryError } from '../src/mail/mailer.ts';
 import { createTestApp, dialects, type Client, type TestApp } from './helpers/harness.ts';
 import { createOrg, createUser, unique, userClient, type OrgContext } from './helpers/factories.ts';
 import { verifySignature } from './helpers/media.ts';
@@ -47,6 +49,9 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
     expect(res.status, res.raw).toBe(201);
     return res.body.stream_instance_id as number;
   };
+  /** The addresses a job is indexed under (job_subjects), sorted. */
+  const subjectsOf = async (jobId: number) =>
+    (await t.database.db.selectFrom('job_subjects').select('email').where('job_id', '=', jobId).orderBy('email').execute()).map((r) => r.email);
   const liveEmail = async (id: number) =>
     (await t.database.db.selectFrom('live_stream_instances').select('email').where('id', '=', id).executeTakeFirstOrThrow()).email;
 
@@ -175,28 +180,127 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
 
   it('a stakeholder mail waiting to be sent again loses a forgotten address, and is dropped with its last one', async () => {
     const [first, second] = [emailOf('waiting-a'), emailOf('waiting-b')];
-    const id = await stakeholderMail([first, second]);
-    const now = Date.now();
-    // As the service leaves it when the mail server refused the message (test/stakeholder-emails.test.ts).
+    // The mail server refuses it: the email waits in its mail.stakeholder job (test/stakeholder-emails.test.ts).
+    vi.spyOn(t.container.mailer, 'send').mockRejectedValueOnce(new MailDeliveryError('421 try again later'));
+    const id = await stakeholderMail([first.toUpperCase(), second]);
     const job = await t.database.db
+      .selectFrom('jobs')
+      .select(['id', 'payload'])
+      .where('type', '=', 'mail.stakeholder')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(job.payload).emailId).toBe(id);
+    const waiting = async () => (await t.database.db.selectFrom('jobs').select('payload').where('id', '=', job.id).executeTakeFirst())?.payload;
+    await file(org.api, { request_action: 'forget', email: first });
+    await drain();
+    expect(JSON.parse((await waiting())!).mail.to).toEqual([second]);
+    expect(await subjectsOf(job.id)).toEqual([second]);
+    await file(org.api, { request_action: 'forget', email: second });
+    await drain();
+    expect(await waiting()).toBeUndefined();
+    expect(await subjectsOf(job.id)).toEqual([]);
+  });
+
+  it('finds queued and past messages by the job_subjects index, never by reading every job: a message that is not indexed is not touched', async () => {
+    const [viewer, renamed] = [emailOf('indexed-viewer'), emailOf('indexed-renamed')];
+    expect((await org.api.post(`${P}/organizations/${org.organizationId}/webhooks/analytics`, { url: `${hookUrl}/analytics` })).status).toBe(201);
+    const player = (
+      await org.api.post(`${P}/players`, {
+        player: { name: 'Indexed', chapters_attributes: [{ position: 0, video_attributes: { name: 'v', upload_url: 'https://media.example.com/v.mp4' } }] },
+      })
+    ).body;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/watch/${player.uuid}/analytics`,
+      payload: { type: 'identified_view', player_load_id: 'l', visitor_uuid: 'v', chapter: 0, email: viewer.toUpperCase() },
+    });
+    expect(res.statusCode).toBe(204);
+    await drain(); // delivered: a job being run is left alone by a request
+    const messages = await t.database.db.selectFrom('jobs').select(['id', 'payload']).where('type', '=', 'webhook.notify').execute();
+    const indexed = messages.filter((m) => m.payload.includes(viewer));
+    expect(indexed.length).toBeGreaterThanOrEqual(1);
+    // Enqueued with its subject: the organization and the lower-cased address.
+    for (const m of indexed) expect(await subjectsOf(m.id)).toEqual([viewer]);
+    const subjects = await t.database.db.selectFrom('job_subjects').selectAll().where('job_id', '=', indexed[0].id).execute();
+    expect(subjects).toEqual([{ job_id: indexed[0].id, organization_id: org.organizationId, email: viewer }]);
+
+    // A job carrying the address that was not enqueued through the services (so not indexed): by design
+    // GDPR requests do not see it (every path that puts an address in a job indexes it, and migration
+    // 0014 indexed the jobs that were there before).
+    const now = Date.now();
+    const stray = await t.database.db
       .insertInto('jobs')
       .values({
-        type: 'mail.stakeholder',
-        payload: JSON.stringify({ emailId: id, mail: { to: [first, second], subject: 'New video', text: 'Have a look' } }),
-        run_at: now + 3_600_000,
-        max_attempts: 20,
+        type: 'webhook.notify',
+        payload: JSON.stringify({
+          webhookId: 1,
+          messageId: 'msg_stray',
+          event: 'identified_view',
+          body: { type: 'identified_view', organization_id: org.organizationId, email: viewer, player_uuid: player.uuid },
+        }),
+        status: 'done',
+        run_at: now,
         created_at: now,
         updated_at: now,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-    const waiting = async () => (await t.database.db.selectFrom('jobs').select('payload').where('id', '=', job.id).executeTakeFirst())?.payload;
-    await file(org.api, { request_action: 'forget', email: first });
+    const strayPayload = async () => (await t.database.db.selectFrom('jobs').select('payload').where('id', '=', stray.id).executeTakeFirst())?.payload;
+    const before = await strayPayload();
+
+    const access = await file(org.api, { request_action: 'access', email: viewer });
     await drain();
-    expect(JSON.parse((await waiting())!).mail.to).toEqual([second]);
-    await file(org.api, { request_action: 'forget', email: second });
+    expect((await statusOf(access)).result.analytics_identified_views).toHaveLength(indexed.length);
+
+    const rectify = await file(org.api, { request_action: 'rectify', email: viewer, new_values: { email: renamed } });
     await drain();
-    expect(await waiting()).toBeUndefined();
+    expect((await statusOf(rectify)).result).toMatchObject({ analytics_messages_updated: indexed.length });
+    for (const m of indexed) expect(await subjectsOf(m.id)).toEqual([renamed]);
+    expect(await strayPayload()).toBe(before);
+
+    // The index follows the rewrite: a request for the new address finds the messages.
+    const forget = await file(org.api, { request_action: 'forget', email: renamed });
+    await drain();
+    expect((await statusOf(forget)).result).toMatchObject({ analytics_messages_deleted: indexed.length });
+    for (const m of indexed) expect(await t.database.db.selectFrom('jobs').select('id').where('id', '=', m.id).executeTakeFirst()).toBeUndefined();
+    expect(await t.database.db.selectFrom('job_subjects').selectAll().where('email', 'in', [viewer, renamed]).execute()).toEqual([]);
+    expect(await strayPayload()).toBe(before);
+  });
+
+  it('migration 0014 indexes the jobs queued or kept before it, as the services index new ones', async () => {
+    const [viewer, recipient] = [emailOf('before-0014-viewer'), emailOf('before-0014-recipient')];
+    const mail = await stakeholderMail([recipient.toUpperCase(), 'other.person@example.com']);
+    const now = Date.now();
+    const legacy = async (type: string, payload: unknown) =>
+      (
+        await t.database.db
+          .insertInto('jobs')
+          .values({ type, payload: JSON.stringify(payload), status: 'done', run_at: now, created_at: now, updated_at: now })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
+    const message = await legacy('webhook.notify', {
+      webhookId: 1,
+      messageId: 'msg_legacy',
+      event: 'identified_view',
+      body: { type: 'identified_view', organization_id: org.organizationId, email: viewer.toUpperCase(), player_uuid: 'p' },
+    });
+    const waiting = await legacy('mail.stakeholder', {
+      emailId: mail,
+      mail: { to: [recipient.toUpperCase(), 'other.person@example.com'], subject: 's', text: 't' },
+    });
+    const unrelated = await legacy('video.webhook', { videoId: 1, url: 'https://hooks.example.com/x@y', video: { status: 'ready' } });
+
+    await indexJobSubjects(t.database.db);
+    await indexJobSubjects(t.database.db); // twice changes nothing
+    expect(await subjectsOf(message)).toEqual([viewer]);
+    expect(await subjectsOf(waiting)).toEqual(['other.person@example.com', recipient].sort());
+    expect(await subjectsOf(unrelated)).toEqual([]);
+
+    const forget = await file(org.api, { request_action: 'forget', email: viewer });
+    await drain();
+    expect((await statusOf(forget)).result).toMatchObject({ analytics_messages_deleted: 1 });
+    expect(await t.database.db.selectFrom('jobs').select('id').where('id', '=', message).executeTakeFirst()).toBeUndefined();
   });
 
   it('forget: removes the user (404, token 401), scrubs stakeholder recipients and live creator emails', async () => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { client, createTestApp, dialects, type Client, type TestApp } from './helpers/harness.ts';
 import { createOrg, createPlayer, unique, type OrgContext } from './helpers/factories.ts';
 import { readOutbox } from '../src/mail/outbox.ts';
@@ -431,5 +431,115 @@ describe.each(dialects)('stakeholder emails over SMTP on %s', (dialect) => {
       await t.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe.each(dialects)('stakeholder email outbox on %s', (dialect) => {
+  let t: TestApp;
+  let dataDir: string;
+
+  const db = () => t.database.db;
+  const bySubject = async (subject: string) => (await readOutbox(dataDir)).filter((m) => m.subject === subject);
+  /** A worker of its own (another process, as far as the database can tell), mailing to the outbox. */
+  const worker = () =>
+    new JobRunner(t.database.db, { handlers: jobHandlers(createContainer({ config: t.config, database: t.database })), backoff: () => 10, pollMs: 10 });
+  const emailRow = (organizationId: number) =>
+    db().selectFrom('stakeholder_emails').selectAll().where('organization_id', '=', organizationId).executeTakeFirst();
+  const jobsOf = async (emailId: number) =>
+    (await db().selectFrom('jobs').selectAll().where('type', '=', 'mail.stakeholder').orderBy('id').execute()).filter(
+      (j) => (JSON.parse(j.payload) as { emailId: number }).emailId === emailId,
+    );
+  /** Every email that counts against the throttle (`sending`) has a job that will send it. */
+  const everyCountedEmailHasAJob = async () => {
+    const sending = await db().selectFrom('stakeholder_emails').select('id').where('status', '=', 'sending').execute();
+    for (const { id } of sending)
+      expect(
+        (await jobsOf(id)).filter((j) => j.status === 'queued' || j.status === 'running'),
+        `email ${id}`,
+      ).toHaveLength(1);
+  };
+
+  beforeAll(async () => {
+    dataDir = tmpDir();
+    t = await createTestApp(dialect, { DATA_DIR: dataDir });
+  });
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await t.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('the process dies between recording the email and sending it: the job was committed with the email, and a worker sends it once', async () => {
+    const o = await createOrg(t);
+    const body = validBody();
+    // The inline send never returns: as far as the database can tell, the process died right there.
+    let die: (error: Error) => void = () => {};
+    const send = vi.spyOn(t.container.mailer, 'send').mockImplementation(
+      () =>
+        new Promise((_resolve, reject) => {
+          die = reject;
+        }),
+    );
+    const pending = o.api.post(URL_, body);
+    await vi.waitFor(() => expect(send).toHaveBeenCalledTimes(1));
+    send.mockRestore();
+
+    const row = (await emailRow(o.organizationId))!;
+    expect(row).toMatchObject({ status: 'sending', sent_at: null });
+    expect((await o.api.get(STATUS)).body.remaining).toBe(9); // counted…
+    const jobs = await jobsOf(row.id);
+    expect(jobs).toHaveLength(1); // …and its job exists: both were committed together
+    expect(jobs[0]).toMatchObject({ status: 'queued', max_attempts: 20 });
+    expect(JSON.parse(jobs[0].payload).mail).toMatchObject({ to: body.recipients, subject: body.subject });
+    await everyCountedEmailHasAJob();
+
+    // While the request may still be sending, no worker takes the job…
+    await worker().drain();
+    expect(await bySubject(body.subject)).toHaveLength(0);
+    // …once its grace is over (the process is gone), a worker sends the email.
+    await db().updateTable('jobs').set({ run_at: Date.now() }).where('id', '=', jobs[0].id).execute();
+    await worker().drain();
+    const mails = await bySubject(body.subject);
+    expect(mails).toHaveLength(1);
+    expect(mails[0].headers['X-Reelbase-Stakeholder-Email']).toBe(String(row.id));
+    expect(await emailRow(o.organizationId)).toMatchObject({ status: 'sent', sent_at: expect.any(Number), error: null });
+
+    // Should the dead request's send come back failing after all, nothing is sent twice.
+    die(new Error('the process was killed'));
+    expect((await pending).status).toBe(202);
+    await db().updateTable('jobs').set({ run_at: Date.now() }).where('type', '=', 'mail.stakeholder').where('status', '=', 'queued').execute();
+    await worker().drain();
+    expect(await bySubject(body.subject)).toHaveLength(1);
+    expect(await emailRow(o.organizationId)).toMatchObject({ status: 'sent', error: null });
+  });
+
+  it('an inline send failing with an error that is not a refusal: 202 all the same, the job stays queued and a worker sends the email', async () => {
+    const o = await createOrg(t);
+    const body = validBody();
+    vi.spyOn(t.container.mailer, 'send').mockRejectedValueOnce(new TypeError('mailer bug'));
+    const res = await o.api.post(URL_, body);
+    expect(res.status, res.raw).toBe(202);
+    expect(Object.keys(res.body).sort()).toEqual(['id', 'player_id', 'recipients', 'sent_at', 'subject']);
+    expect(JSON.stringify(res.body)).not.toContain('mailer bug');
+    expect(await emailRow(o.organizationId)).toMatchObject({ id: res.body.id, status: 'sending', error: expect.stringContaining('mailer bug') });
+    const jobs = await jobsOf(res.body.id);
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0].status).toBe('queued');
+    expect(Number(jobs[0].run_at)).toBeLessThanOrEqual(Date.now() + 5_000); // retried soon, not after the grace
+    await everyCountedEmailHasAJob();
+
+    await db().updateTable('jobs').set({ run_at: Date.now() }).where('id', '=', jobs[0].id).execute();
+    await worker().drain();
+    expect(await bySubject(body.subject)).toHaveLength(1);
+    expect(await emailRow(o.organizationId)).toMatchObject({ status: 'sent', error: null });
+  });
+
+  it('an email sent at once leaves no job behind (its addresses are not kept in the queue)', async () => {
+    const o = await createOrg(t);
+    const res = await o.api.post(URL_, validBody());
+    expect(res.status).toBe(202);
+    expect(await emailRow(o.organizationId)).toMatchObject({ status: 'sent' });
+    expect(await jobsOf(res.body.id)).toEqual([]);
+    await everyCountedEmailHasAJob();
   });
 });

@@ -101,4 +101,67 @@ export class JobsRepository {
   find(id: number): Promise<JobRow | undefined> {
     return this.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
   }
+
+  /** Queued and running jobs of one kind (payload included, for the caller to match). */
+  openOfType(type: string): Promise<Array<Pick<JobRow, 'id' | 'payload'>>> {
+    return this.db.selectFrom('jobs').select(['id', 'payload']).where('type', '=', type).where('status', 'in', ['queued', 'running']).execute();
+  }
+
+  /** Deletes those of the jobs that are still queued or running (cancellation); answers how many. */
+  async deleteOpen(ids: readonly number[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const r = await this.db
+      .deleteFrom('jobs')
+      .where('id', 'in', [...ids])
+      .where('status', 'in', ['queued', 'running'])
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
+  /** Of the given jobs, those that still exist and whether this worker still holds each (running, its lock). */
+  async holders(ids: readonly number[], workerId: string): Promise<Map<number, boolean>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select(['id', 'status', 'locked_by'])
+      .where('id', 'in', [...ids])
+      .execute();
+    return new Map(rows.map((r) => [r.id, r.status === 'running' && r.locked_by === workerId]));
+  }
+
+  /** The same queries on another connection (a transaction). */
+  with(db: Kysely<DB>): JobsRepository {
+    return new JobsRepository(db);
+  }
+
+  /**
+   * Records the people a job's payload names (lower-cased, once each), so that a GDPR request finds the
+   * job by index (docs/gdpr.md). The rows go with the job.
+   */
+  async addSubjects(jobId: number, organizationId: number, emails: readonly string[]): Promise<void> {
+    const distinct = [...new Set(emails.map((e) => e.trim().toLowerCase()))];
+    if (distinct.length === 0) return;
+    await this.db
+      .insertInto('job_subjects')
+      .values(distinct.map((email) => ({ job_id: jobId, organization_id: organizationId, email })))
+      .onConflict((oc) => oc.columns(['job_id', 'email']).doNothing())
+      .execute();
+  }
+
+  /** Moves a job that is still queued to `runAt` (noting `error` when given); false when it is not queued any more. */
+  async postponeQueued(id: number, runAt: number, now: number, error?: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('jobs')
+      .set({ run_at: runAt, updated_at: now, ...(error === undefined ? {} : { last_error: error.slice(0, 1000) }) })
+      .where('id', '=', id)
+      .where('status', '=', 'queued')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** Deletes a job that is still queued (its work was done another way); false when a worker has it. */
+  async deleteQueued(id: number): Promise<boolean> {
+    const r = await this.db.deleteFrom('jobs').where('id', '=', id).where('status', '=', 'queued').executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
 }

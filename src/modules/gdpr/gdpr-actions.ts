@@ -22,7 +22,7 @@ export interface GdprSubject {
   matches: (address: string) => boolean;
   stakeholder: Array<{ row: StakeholderRow; recipients: string[] }>;
   live: Awaited<ReturnType<GdprRepository['liveInstances']>>;
-  /** Queued and past jobs that carry the address (analytics messages, mails waiting to be sent). */
+  /** Queued and past jobs that carry the address, found by the job_subjects index (analytics messages, stakeholder mails). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- job payloads as stored (JSON), matched field by field in GdprService.messagesOf.
   messages: { identified: Array<{ id: number; status: string; payload: any; body: any }>; mails: Array<{ id: number; payload: any }> };
 }
@@ -96,12 +96,16 @@ async function forget(subject: GdprSubject): Promise<unknown> {
     null,
     now,
   );
-  // Analytics messages that name the person are dropped, sent or not; waiting mails lose the address.
+  // Analytics messages that name the person are dropped, sent or not (their job_subjects go with them);
+  // mails lose the address, in the payload and in the index.
   await repo.deleteJobs(messages.identified.map((m) => m.id));
   for (const mail of messages.mails) {
     const to = mail.payload.mail.to.filter((r: string) => !matches(r));
     if (to.length === 0) await repo.deleteJobs([mail.id]);
-    else await repo.setJobPayload(mail.id, { ...mail.payload, mail: { ...mail.payload.mail, to } });
+    else {
+      await repo.setJobPayload(mail.id, { ...mail.payload, mail: { ...mail.payload.mail, to } });
+      await repo.dropJobSubject(mail.id, subject.email);
+    }
   }
   return {
     users_deleted: user ? 1 : 0,
@@ -145,9 +149,14 @@ async function rectify(subject: GdprSubject, values: GdprNewValues): Promise<unk
       now,
     );
     liveUpdated = live.length;
-    for (const m of messages.identified) await repo.setJobPayload(m.id, { ...m.payload, body: { ...m.body, email: newEmail } });
+    // The payloads and their index entries (job_subjects) alike.
+    for (const m of messages.identified) {
+      await repo.setJobPayload(m.id, { ...m.payload, body: { ...m.body, email: newEmail } });
+      await repo.renameJobSubject(m.id, orgId, email, newEmail);
+    }
     for (const mail of messages.mails) {
       await repo.setJobPayload(mail.id, { ...mail.payload, mail: { ...mail.payload.mail, to: rectified(mail.payload.mail.to) } });
+      await repo.renameJobSubject(mail.id, orgId, email, newEmail);
     }
   }
   return {

@@ -118,19 +118,35 @@ export class GdprRepository {
   }
 
   /**
-   * Jobs whose payload may carry a person's address, not running: analytics messages
-   * (`webhook.notify`) and stakeholder mails waiting to be sent again (`mail.stakeholder`). A page by id.
+   * Jobs that name `email` for the organization, found by the job_subjects index (never by reading
+   * payloads): analytics messages and stakeholder mails, queued or past, not running. A page by id.
    */
-  messagesPage(afterId: number, limit: number) {
+  jobsNaming(organizationId: number, email: string, afterId: number, limit: number) {
     return this.db
-      .selectFrom('jobs')
-      .select(['id', 'type', 'status', 'payload'])
-      .where('type', 'in', ['webhook.notify', 'mail.stakeholder'])
-      .where('status', '!=', 'running')
-      .where('id', '>', afterId)
-      .where('payload', 'like', '%@%')
-      .orderBy('id')
+      .selectFrom('job_subjects')
+      .innerJoin('jobs', 'jobs.id', 'job_subjects.job_id')
+      .select(['jobs.id', 'jobs.type', 'jobs.status', 'jobs.payload'])
+      .where('job_subjects.organization_id', '=', organizationId)
+      .where('job_subjects.email', '=', email)
+      .where('jobs.status', '!=', 'running')
+      .where('jobs.id', '>', afterId)
+      .orderBy('jobs.id')
       .limit(limit)
+      .execute();
+  }
+
+  /** The job no longer names `email` (it was removed from its payload). */
+  async dropJobSubject(jobId: number, email: string): Promise<void> {
+    await this.db.deleteFrom('job_subjects').where('job_id', '=', jobId).where('email', '=', email).execute();
+  }
+
+  /** The job names `to` where it named `from` (its payload was rewritten). */
+  async renameJobSubject(jobId: number, organizationId: number, from: string, to: string): Promise<void> {
+    await this.dropJobSubject(jobId, from);
+    await this.db
+      .insertInto('job_subjects')
+      .values({ job_id: jobId, organization_id: organizationId, email: to })
+      .onConflict((oc) => oc.columns(['job_id', 'email']).doNothing())
       .execute();
   }
 

@@ -187,29 +187,30 @@ export class GdprService {
       matches,
       stakeholder,
       live: await repo.liveInstances(orgId, email),
-      messages: await this.messagesOf(repo, orgId, matches, new Set(stakeholder.map(({ row: s }) => s.id))),
+      messages: await this.messagesOf(repo, orgId, email, matches),
     };
     return action(subject, (parseJson(row.new_values) ?? {}) as GdprNewValues);
   }
 
   /**
-   * Queued and past jobs that carry the address: the organization's `identified_view` analytics
-   * messages naming it, and stakeholder mails waiting to be sent again (of the stakeholder emails found).
+   * Queued and past jobs that carry the address, found by the job_subjects index (docs/gdpr.md): the
+   * organization's analytics messages naming it (`identified_view`) and stakeholder mails to it. Payloads
+   * are read only for the jobs the index names; a job the index does not name is not looked at.
    */
-  private async messagesOf(repo: GdprRepository, organizationId: number, matches: (address: string) => boolean, stakeholderIds: Set<number>) {
+  private async messagesOf(repo: GdprRepository, organizationId: number, email: string, matches: (address: string) => boolean) {
     const identified: GdprSubject['messages']['identified'] = [];
     const mails: GdprSubject['messages']['mails'] = [];
     for (let after = 0; ;) {
-      const page = await repo.messagesPage(after, STAKEHOLDER_PAGE);
+      const page = await repo.jobsNaming(organizationId, email, after, STAKEHOLDER_PAGE);
       for (const job of page) {
         const payload = parseJson(job.payload);
         if (!payload || typeof payload !== 'object') continue;
         if (job.type === 'webhook.notify') {
           const body = payload.body;
-          if (body?.organization_id === organizationId && body.type === 'identified_view' && typeof body.email === 'string' && matches(body.email)) {
+          if (body?.organization_id === organizationId && typeof body.email === 'string' && matches(body.email)) {
             identified.push({ id: job.id, status: job.status, payload, body });
           }
-        } else if (stakeholderIds.has(payload.emailId) && Array.isArray(payload.mail?.to) && payload.mail.to.some(matches)) {
+        } else if (job.type === 'mail.stakeholder' && Array.isArray(payload.mail?.to) && payload.mail.to.some(matches)) {
           mails.push({ id: job.id, payload });
         }
       }

@@ -5,12 +5,13 @@ import type { StakeholderEmailsService } from './stakeholder-emails.service.ts';
 export function stakeholderEmailJobs({ stakeholderEmails }: { stakeholderEmails: StakeholderEmailsService }): JobHandlersFor<JobKinds, 'mail.stakeholder'> {
   return {
     /**
-     * Sends again a stakeholder email the mail server refused when it was requested; a refusal is
-     * retried with the queue's backoff, and the last one marks the email failed.
+     * Sends a stakeholder email its request could not send (a refusal, an error, a crash before or
+     * during the attempt); a failure is retried with the queue's backoff, and the last one marks the
+     * email failed. An email already sent is left alone.
      */
     'mail.stakeholder': async (payload, ctx) => {
       // `attempts` already counts this one (the claim counts it).
-      await stakeholderEmails.retry(payload, ctx.job.attempts >= ctx.job.max_attempts);
+      await stakeholderEmails.deliver(payload, ctx.job.attempts >= ctx.job.max_attempts);
     },
   };
 }

@@ -32,12 +32,13 @@ export class StakeholderEmailsRepository {
     await this.db.updateTable('stakeholder_emails').set({ status: 'sent', sent_at: sentAt, message_id: messageId, error: null }).where('id', '=', id).execute();
   }
 
-  /** A refused attempt: the email stays `sending` (the queue tries again). */
+  /** A failed attempt: the email stays `sending` (the queue tries again). An email sent meanwhile is left as it is. */
   async noteError(id: number, error: string): Promise<void> {
     await this.db
       .updateTable('stakeholder_emails')
       .set({ error: error.slice(0, 1000) })
       .where('id', '=', id)
+      .where('status', '=', 'sending')
       .execute();
   }
 

@@ -14,7 +14,8 @@ export default async function stakeholderEmailsRoutes(app: App, { services }: De
       config: { wrap: 'email_stakeholder' },
       schema: {
         tags,
-        summary: "Email stakeholders (1..50 recipients), optionally with a player's watch link; 202 once the mail server took it, 429 past the hourly limit",
+        summary:
+          "Email stakeholders (1..50 recipients), optionally with a player's watch link; 202 once the email is recorded with the job that sends it (sent at once when the mail server takes it), 429 past the hourly limit",
         body: SendStakeholderEmailBody,
         response: { 202: StakeholderEmail },
       },

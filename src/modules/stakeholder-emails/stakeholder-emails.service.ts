@@ -2,16 +2,24 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { lockOrganization } from '../../db/dialect.ts';
 import { AppError, invalidField } from '../../lib/errors.ts';
-import { enqueue, type JobPayload } from '../job-kinds.ts';
+import type { JobsRepository } from '../../jobs/jobs.repository.ts';
+import { enqueueNaming, type JobPayload } from '../job-kinds.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { distinctAddresses } from '../../mail/addresses.ts';
-import { MailDeliveryError, type Mailer, type OutgoingMail } from '../../mail/mailer.ts';
+import { MailDeliveryError, type DeliveredMail, type Mailer, type OutgoingMail } from '../../mail/mailer.ts';
 import type { StakeholderEmailsRepository } from './stakeholder-emails.repository.ts';
 import type { SendStakeholderEmailBody, StakeholderEmail, ThrottleStatus } from './stakeholder-emails.schemas.ts';
 
 export const WINDOW_SECONDS = 3600;
+/**
+ * How long a stakeholder email's job waits for the request that recorded it to send the mail itself; the
+ * request keeps pushing it back while its attempt lasts. After a crash a worker sends the mail this late.
+ */
+export const INLINE_SEND_GRACE_MS = 60_000;
+/** A worker tries again this soon after the request's own attempt failed. */
+const RETRY_DELAY_MS = 1000;
 
-/** A stakeholder email the mail server refused at first, sent again by the job queue (docs/security.md). */
+/** A stakeholder email's job (the outbox): sends it when the request could not (docs/security.md). */
 export type StakeholderMailPayload = JobPayload<'mail.stakeholder'>;
 
 /** 429: the organization's hourly allowance is used up; nothing was sent. */
@@ -52,6 +60,7 @@ export class StakeholderEmailsService {
     private readonly mailer: Mailer,
     private readonly options: StakeholderEmailsOptions,
     private readonly repo: StakeholderEmailsRepository,
+    private readonly jobs: JobsRepository,
   ) {
     this.window = options.windowSeconds ?? WINDOW_SECONDS;
   }
@@ -74,18 +83,20 @@ export class StakeholderEmailsService {
   }
 
   /**
-   * Sends one plain-text message to all recipients. The throttle is checked and the email recorded in
-   * one transaction holding the organization's lock, so concurrent requests cannot overshoot it; the
-   * mail goes out after the commit. When the mail server cannot take it now, the message is handed to
-   * the job queue, which tries again (`mail.stakeholder`); it counts against the throttle until it
-   * finally fails.
+   * Sends one plain-text message to all recipients. The throttle is checked, the email recorded and its
+   * `mail.stakeholder` job queued in one transaction holding the organization's lock (the outbox): an
+   * email that counts against the throttle always has the job that sends it, whatever happens after the
+   * commit, and concurrent requests cannot overshoot the limit. The request then tries to send it itself
+   * (sendNow); when that fails the job sends it (retried with backoff); it counts until it finally fails.
    */
   async send(organizationId: number, userId: number | null, body: SendStakeholderEmailBody): Promise<StakeholderEmail> {
     const player = await this.resolvePlayer(organizationId, body);
     const recipients = distinctAddresses(body.recipients);
     const replyTo = userId === null ? null : await this.repo.userEmail(organizationId, userId);
+    const watchLink = player ? `${this.options.publicUrl}/watch/${player.uuid}` : null;
+    const text = watchLink ? `${body.body}\n\nWatch "${player!.name}": ${watchLink}\n` : body.body;
 
-    const id = await this.db.transaction().execute(async (trx) => {
+    const { id, jobId, mail } = await this.db.transaction().execute(async (trx) => {
       await lockOrganization(trx, organizationId);
       const repo = this.repo.with(trx);
       const now = nowSeconds();
@@ -103,47 +114,75 @@ export class StakeholderEmailsService {
         status: 'sending',
         created_at: now,
       });
-      return row.id;
+      const mail: OutgoingMail = {
+        to: recipients,
+        subject: body.subject,
+        text,
+        ...(replyTo ? { replyTo } : {}),
+        headers: { 'X-Reelbase-Stakeholder-Email': String(row.id) },
+      };
+      // Not due while this request may still be sending it (sendNow keeps it so): a worker takes it only
+      // when that attempt failed, or when the process died before or during it.
+      const jobId = await enqueueNaming(
+        trx,
+        'mail.stakeholder',
+        { emailId: row.id, mail },
+        { organizationId, emails: recipients },
+        { delayMs: INLINE_SEND_GRACE_MS },
+      );
+      return { id: row.id, jobId, mail };
     });
 
-    const watchLink = player ? `${this.options.publicUrl}/watch/${player.uuid}` : null;
-    const text = watchLink ? `${body.body}\n\nWatch "${player!.name}": ${watchLink}\n` : body.body;
-    const mail: OutgoingMail = {
-      to: recipients,
-      subject: body.subject,
-      text,
-      ...(replyTo ? { replyTo } : {}),
-      headers: { 'X-Reelbase-Stakeholder-Email': String(id) },
-    };
     const takenAt = nowSeconds();
-    try {
-      const sent = await this.mailer.send(mail);
-      await this.repo.markSent(id, takenAt, sent.messageId);
-    } catch (e) {
-      if (!(e instanceof MailDeliveryError)) throw e;
-      await this.db.transaction().execute(async (trx) => {
-        await this.repo.with(trx).noteError(id, e.message);
-        await enqueue(trx, 'mail.stakeholder', { emailId: id, mail }, { delayMs: 1000 });
-      });
-    }
+    await this.sendNow(id, jobId, mail, takenAt);
     return { id, recipients, subject: body.subject, player_id: player?.id ?? null, sent_at: takenAt };
   }
 
   /**
-   * One more attempt at a message the mail server refused (the `mail.stakeholder` job). Answers false
-   * when there is nothing to send (already sent, or gone); a refusal throws MailDeliveryError, after
-   * recording it, and on the last attempt marks the email failed.
+   * The request's own attempt at a committed email. While it lasts, the job's start keeps being pushed
+   * back (so that no worker sends the mail at the same time); sent, the email is marked so and its job
+   * deleted, in one transaction; failed (a refusal or anything else), the error is noted and the job made
+   * due soon. Either way the answer is the same: the email is taken.
    */
-  async retry(payload: StakeholderMailPayload, lastAttempt: boolean): Promise<boolean> {
-    if ((await this.repo.status(payload.emailId)) !== 'sending') return false;
+  private async sendNow(id: number, jobId: number, mail: OutgoingMail, takenAt: number): Promise<void> {
+    const keepAway = setInterval(() => {
+      this.jobs.postponeQueued(jobId, Date.now() + INLINE_SEND_GRACE_MS, Date.now()).catch(() => false);
+    }, INLINE_SEND_GRACE_MS / 3);
+    let sent: DeliveredMail;
     try {
-      const sent = await this.mailer.send(payload.mail);
-      await this.repo.markSent(payload.emailId, nowSeconds(), sent.messageId);
-      return true;
+      sent = await this.mailer.send(mail);
     } catch (e) {
-      if (e instanceof MailDeliveryError)
-        await (lastAttempt ? this.repo.markFailed(payload.emailId, e.message) : this.repo.noteError(payload.emailId, e.message));
+      const error = e instanceof MailDeliveryError ? e.message : `could not send: ${e instanceof Error ? e.message : String(e)}`;
+      await this.db.transaction().execute(async (trx) => {
+        await this.repo.with(trx).noteError(id, error);
+        await this.jobs.with(trx).postponeQueued(jobId, Date.now() + RETRY_DELAY_MS, Date.now(), error);
+      });
+      return;
+    } finally {
+      clearInterval(keepAway);
+    }
+    await this.db.transaction().execute(async (trx) => {
+      await this.repo.with(trx).markSent(id, takenAt, sent.messageId);
+      await this.jobs.with(trx).deleteQueued(jobId);
+    });
+  }
+
+  /**
+   * The `mail.stakeholder` job: sends an email the request could not send itself. Answers false when
+   * there is nothing to send (already sent, or gone); a failure is recorded and thrown (the queue tries
+   * again), and on the last attempt marks the email failed.
+   */
+  async deliver(payload: StakeholderMailPayload, lastAttempt: boolean): Promise<boolean> {
+    if ((await this.repo.status(payload.emailId)) !== 'sending') return false;
+    let sent: DeliveredMail;
+    try {
+      sent = await this.mailer.send(payload.mail);
+    } catch (e) {
+      const error = e instanceof Error ? e.message : String(e);
+      await (lastAttempt ? this.repo.markFailed(payload.emailId, error) : this.repo.noteError(payload.emailId, error));
       throw e;
     }
+    await this.repo.markSent(payload.emailId, nowSeconds(), sent.messageId);
+    return true;
   }
 }

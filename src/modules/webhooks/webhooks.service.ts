@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../lib/errors.ts';
-import { enqueue } from '../job-kinds.ts';
+import { enqueue, enqueueNaming } from '../job-kinds.ts';
 import { parseStringList } from '../../lib/json-list.ts';
 import { assertOwnOrganization } from '../organizations/own-organization.ts';
 import { newSecret } from '../../lib/standard-webhooks.ts';
@@ -91,7 +91,10 @@ export class WebhooksService {
         account_id: org?.account_id ?? null,
         ...fields,
       };
-      await enqueue(db, 'webhook.notify', { webhookId: hook.id, messageId, event, body });
+      const payload = { webhookId: hook.id, messageId, event, body };
+      // A message that names a person (an identified_view's email) is indexed for GDPR requests (docs/gdpr.md).
+      if (typeof fields.email === 'string') await enqueueNaming(db, 'webhook.notify', payload, { organizationId, emails: [fields.email] });
+      else await enqueue(db, 'webhook.notify', payload);
     }
     return hooks.length;
   }

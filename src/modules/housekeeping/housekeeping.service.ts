@@ -1,0 +1,115 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { nowSeconds } from '../../lib/time.ts';
+import { IDEMPOTENCY_WINDOW_SECONDS } from '../idempotency/idempotency.service.ts';
+import { enqueue } from '../job-kinds.ts';
+import type { HousekeepingRepository } from './housekeeping.repository.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const TASK = 'sweep';
+
+export interface HousekeepingOptions {
+  /** Seconds from one sweep to the next (HOUSEKEEPING_INTERVAL_SECONDS). */
+  intervalSeconds: number;
+  /** Days a job that succeeded is kept (JOB_RETENTION_DAYS). */
+  doneJobRetentionDays: number;
+  /** Days a job that failed for good is kept (FAILED_JOB_RETENTION_DAYS). */
+  failedJobRetentionDays: number;
+  /** Rows per delete statement: each is its own short transaction. */
+  batchSize?: number;
+  /** Delete statements per kind of row and sweep, so that one sweep ends soon; the rest waits for the next. */
+  maxBatches?: number;
+}
+
+/** What one sweep deleted; `complete` is false when a cap stopped it before the end. */
+export interface SweepResult {
+  done_jobs: number;
+  failed_jobs: number;
+  idempotency_keys: number;
+  /** Counters of the public limits whose window has passed (docs/security.md). */
+  rate_limits: number;
+  complete: boolean;
+}
+
+/** The sweep itself failed (not the scheduling of the next one, which is already done). */
+export class SweepError extends Error {}
+
+/**
+ * Deletes what nothing needs any more (docs/jobs.md, "Retention"): jobs that succeeded after
+ * JOB_RETENTION_DAYS, jobs that failed after FAILED_JOB_RETENTION_DAYS (what they named in job_subjects
+ * goes with them), idempotency keys past their 24 h window. A queued or running job is never touched,
+ * however old. Rows are deleted in bounded batches so that no statement holds a long lock.
+ */
+export class HousekeepingService {
+  private readonly batchSize: number;
+  private readonly maxBatches: number;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly options: HousekeepingOptions,
+    private readonly repo: HousekeepingRepository,
+  ) {
+    this.batchSize = options.batchSize ?? 500;
+    this.maxBatches = options.maxBatches ?? 200;
+  }
+
+  /**
+   * Makes sure a sweep is queued (e.g. when a worker starts): any number of processes may ask at once,
+   * at most one sweep is queued. Answers whether this call queued it.
+   */
+  schedule(delayMs = 0): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const repo = this.repo.with(trx);
+      // Callers take turns on the task's row: the second one sees the sweep the first one queued.
+      await repo.lockTask(TASK);
+      if (await repo.isQueued('housekeeping.sweep')) return false;
+      await enqueue(trx, 'housekeeping.sweep', {}, { delayMs });
+      return true;
+    });
+  }
+
+  /**
+   * One run of the `housekeeping.sweep` job: the next run is queued first (an interval later), so that a
+   * sweep that fails does not end the chain; then the sweep, recorded in housekeeping_tasks. A failed
+   * sweep throws SweepError.
+   */
+  async run(signal?: AbortSignal): Promise<SweepResult> {
+    await this.schedule(this.options.intervalSeconds * 1000);
+    const startedAt = nowSeconds();
+    try {
+      const result = await this.sweep(Date.now(), signal);
+      await this.repo.recordRun(TASK, startedAt, nowSeconds(), result);
+      return result;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      await this.repo.recordRun(TASK, startedAt, nowSeconds(), { error: message }).catch(() => undefined);
+      throw new SweepError(`housekeeping sweep failed: ${message}`, { cause: err });
+    }
+  }
+
+  /** Deletes, in batches, everything past its retention at `now` (ms). Stops between batches once `signal` aborts. */
+  async sweep(now = Date.now(), signal?: AbortSignal): Promise<SweepResult> {
+    const done = await this.inBatches((limit) => this.repo.deleteFinishedJobs('done', now - this.options.doneJobRetentionDays * DAY_MS, limit), signal);
+    const failed = await this.inBatches((limit) => this.repo.deleteFinishedJobs('failed', now - this.options.failedJobRetentionDays * DAY_MS, limit), signal);
+    const keys = await this.inBatches((limit) => this.repo.deleteIdempotencyKeys(Math.floor(now / 1000) - IDEMPOTENCY_WINDOW_SECONDS, limit), signal);
+    const limits = await this.inBatches((limit) => this.repo.deleteRateLimits(now, limit), signal);
+    return {
+      done_jobs: done.deleted,
+      failed_jobs: failed.deleted,
+      idempotency_keys: keys.deleted,
+      rate_limits: limits.deleted,
+      complete: done.complete && failed.complete && keys.complete && limits.complete,
+    };
+  }
+
+  private async inBatches(deleteBatch: (limit: number) => Promise<number>, signal?: AbortSignal): Promise<{ deleted: number; complete: boolean }> {
+    let deleted = 0;
+    for (let batch = 0; batch < this.maxBatches; batch++) {
+      if (signal?.aborted) return { deleted, complete: false };
+      const n = await deleteBatch(this.batchSize);
+      deleted += n;
+      if (n < this.batchSize) return { deleted, complete: true };
+    }
+    return { deleted, complete: false };
+  }
+}
