@@ -3,17 +3,29 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
 import { JobRunner } from './jobs/runner.ts';
+import { describeTool } from './lib/ffmpeg-binaries.ts';
 import { jobHandlers } from './modules/job-handlers.ts';
 import { LiveIngest } from './modules/live/live-ingest.ts';
 import { bootstrapOwner, openAndMigrate, tuneRuntime } from './runtime.ts';
+import { jobGraceMs, Shutdown, shutdownTimeoutMs, watchNpmParent } from './shutdown.ts';
 
 /** Entry point: ROLE=api serves HTTP, ROLE=worker runs jobs, ROLE=all (default) does both. */
 async function main() {
   tuneRuntime();
   const config = loadConfig();
+  const timeoutMs = shutdownTimeoutMs();
+  // Which ffmpeg parses the uploads, and a warning when it is not a maintained release (src/lib/ffmpeg-binaries.ts).
+  for (const [name, binary] of [
+    ['ffmpeg', config.ffmpegPath],
+    ['ffprobe', config.ffprobePath],
+  ] as const) {
+    const { line, warning } = describeTool(name, binary);
+    process.stderr.write(`${line}\n${warning ? `${warning}\n` : ''}`);
+  }
   const database = await openAndMigrate(config);
   const container = createContainer({ config, database });
-  const closers: Array<() => Promise<void>> = [() => container.mailer.close()];
+  // src/shutdown.ts: drain steps run together, then the release steps in order.
+  const shutdown = new Shutdown({ timeoutMs });
 
   if (config.role !== 'worker') {
     const token = await bootstrapOwner(config, container.services.organizations);
@@ -23,14 +35,23 @@ async function main() {
     }
     const app = await buildApp({ config, database, container });
     await app.listen({ host: config.host, port: config.port });
-    closers.push(() => app.close());
+    shutdown.drain('http', async () => {
+      // close() stops accepting, closes idle keep-alive connections and waits for in-flight requests;
+      // a connection whose request finishes meanwhile is idle from then on: closed as well, at once.
+      const idle = setInterval(() => app.server.closeIdleConnections(), 50);
+      try {
+        await app.close();
+      } finally {
+        clearInterval(idle);
+      }
+    });
     if (config.live.rtmpPort > 0) {
-      // The RTMP ingest of live streams runs with the API (docs/live.md); closed first on shutdown.
+      // The RTMP ingest of live streams runs with the API (docs/live.md).
       const log = pino({ level: config.logLevel });
       const ingest = new LiveIngest(config, container.services.liveState, log);
       try {
         await ingest.start();
-        closers.unshift(() => ingest.stop());
+        shutdown.drain('rtmp ingest', () => ingest.stop());
       } catch (err) {
         // A second instance on one machine must still serve its API: only live ingest is unavailable.
         if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
@@ -43,21 +64,18 @@ async function main() {
   if (config.role !== 'api') {
     const log = pino({ level: config.logLevel });
     const runner = new JobRunner(database.db, { handlers: jobHandlers(container), concurrency: config.workerConcurrency, log });
+    // At most one housekeeping sweep is ever queued, whatever the number of workers (docs/jobs.md).
+    await container.services.housekeeping.schedule();
     runner.start();
-    closers.unshift(() => runner.stop());
+    // Running jobs get most of the shutdown time to finish; then they are aborted and their leases released.
+    shutdown.drain('jobs', () => runner.stop(jobGraceMs(timeoutMs)));
   }
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    process.stderr.write(`reelbase: ${signal}, shutting down\n`);
-    for (const close of closers) await close();
-    await database.destroy();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  shutdown.release('mailer', () => container.mailer.close());
+  shutdown.release('database', () => database.destroy());
+  process.on('SIGINT', () => void shutdown.stop('SIGINT'));
+  process.on('SIGTERM', () => void shutdown.stop('SIGTERM'));
+  watchNpmParent(() => void shutdown.stop('npm, its parent process, exited'));
 }
 
 main().catch((err) => {

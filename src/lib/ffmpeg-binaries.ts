@@ -1,0 +1,120 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Which ffmpeg and ffprobe run: ffmpeg parses untrusted uploads, so a security-maintained build is
+ * preferred. In order: FFMPEG_PATH / FFPROBE_PATH; else the one on PATH when it is version 5 or
+ * newer (a distribution's, e.g. Debian's, receives security fixes); else the static build of the npm
+ * package (@ffmpeg-installer/ffmpeg, @ffprobe-installer/ffprobe): zero setup, but frozen (ffmpeg's
+ * is a 2018 snapshot).
+ */
+
+export type ToolName = 'ffmpeg' | 'ffprobe';
+export type ToolSource = 'env' | 'path' | 'npm';
+
+export interface ToolVersion {
+  /** As the tool prints it: `5.1.6-0+deb12u1`, `n7.1`, `N-47683-g0e8eb07980-static`. */
+  text: string;
+  /** Release major version; null for a build from git (`N-…`), which has none. */
+  major: number | null;
+  /** Last year of its copyright line: the age of a git build. */
+  year: number | null;
+}
+
+/** Reads the first line of `ffmpeg -version` / `ffprobe -version`. */
+export function parseToolVersion(output: string): ToolVersion | null {
+  const line = output.split('\n', 1)[0] ?? '';
+  const match = /^ff(?:mpeg|probe) version (\S+)/.exec(line);
+  if (!match) return null;
+  const text = match[1];
+  const release = /^n?(\d+)\.\d+/.exec(text);
+  const copyright = /Copyright \(c\) \d{4}-(\d{4})/.exec(line);
+  return { text, major: release ? Number(release[1]) : null, year: copyright ? Number(copyright[1]) : null };
+}
+
+/** Version 5 or newer; a git build counts when it is from 2022 (when 5.0 was released) or later. */
+export function isCurrentVersion(version: ToolVersion | null): boolean {
+  if (!version) return false;
+  return version.major !== null ? version.major >= 5 : version.year !== null && version.year >= 2022;
+}
+
+export interface ToolChoice {
+  path: string;
+  source: ToolSource;
+}
+
+/** The choice itself, from what was found: the configured path, the one on PATH and its version, the npm one. */
+export function chooseTool(candidates: {
+  configured?: string;
+  onPath?: { path: string; version: ToolVersion | null } | null;
+  bundled: () => string;
+}): ToolChoice {
+  if (candidates.configured) return { path: candidates.configured, source: 'env' };
+  if (candidates.onPath && isCurrentVersion(candidates.onPath.version)) return { path: candidates.onPath.path, source: 'path' };
+  return { path: candidates.bundled(), source: 'npm' };
+}
+
+/** The executable file `name` in the directories of PATH, or null. */
+export function findOnPath(name: string, searchPath: string | undefined): string | null {
+  for (const dir of (searchPath ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.resolve(dir, name);
+    try {
+      if (fs.statSync(candidate).isFile()) {
+        fs.accessSync(candidate, fs.constants.X_OK);
+        return candidate;
+      }
+    } catch {
+      // not there, or not executable
+    }
+  }
+  return null;
+}
+
+const versions = new Map<string, ToolVersion | null>();
+
+/** `<binary> -version`, once per binary and process (a few tens of ms); null when it does not run or answer in time. */
+export function toolVersion(binary: string): ToolVersion | null {
+  if (!versions.has(binary)) {
+    let version: ToolVersion | null = null;
+    try {
+      version = parseToolVersion(execFileSync(binary, ['-version'], { encoding: 'utf8', timeout: 3000, stdio: ['ignore', 'pipe', 'ignore'] }));
+    } catch {
+      // missing, not executable, crashed or hung: not a usable candidate
+    }
+    versions.set(binary, version);
+  }
+  return versions.get(binary) ?? null;
+}
+
+const chosen = new Map<string, ToolChoice>();
+
+/** Resolves one tool (see the top of this file); remembered, so that the start-up line can say where it came from. */
+export function resolveTool(name: ToolName, configured: string | undefined, searchPath: string | undefined, bundled: () => string): ToolChoice {
+  const found = configured ? null : findOnPath(name, searchPath);
+  const choice = chooseTool({ configured, onPath: found ? { path: found, version: toolVersion(found) } : null, bundled });
+  chosen.set(choice.path, choice);
+  return choice;
+}
+
+/**
+ * The line the server prints at start for a tool in use, and a warning when it is not a maintained
+ * release (the npm fallback, or older than 5).
+ */
+export function describeTool(name: ToolName, binary: string): { line: string; warning: string | null } {
+  const source = chosen.get(binary)?.source ?? 'env';
+  const version = toolVersion(binary);
+  const from = { env: name === 'ffmpeg' ? 'FFMPEG_PATH' : 'FFPROBE_PATH', path: 'PATH', npm: 'npm package' }[source];
+  const line = `${name}: ${binary} (version ${version?.text ?? 'unknown'}, from ${from})`;
+  let warning: string | null = null;
+  if (source === 'npm') {
+    const built = version?.year ? ` built in ${version.year}` : '';
+    warning =
+      `warning: ${name} is the static build of the npm package${built}, which receives no security fixes, and it parses untrusted uploads; ` +
+      `install a maintained ${name} 5 or newer on the PATH (Debian: apt-get install ffmpeg) or set ${name === 'ffmpeg' ? 'FFMPEG_PATH' : 'FFPROBE_PATH'}`;
+  } else if (!isCurrentVersion(version)) {
+    warning = `warning: ${name} at ${binary} is ${version ? `version ${version.text}` : 'of an unknown version'}, older than the maintained releases (5 or newer)`;
+  }
+  return { line, warning };
+}
