@@ -236,7 +236,11 @@ async function benchOne(segmentLength: number): Promise<LiveBenchSegmentResult> 
     const partFile = path.join(dataDir, 'live', d.player_uuid, 'p0001', 'index.m3u8');
     const segments = parseMediaPlaylist(await fsp.readFile(partFile, 'utf8')).segments;
     // The route lists exactly what the packager wrote.
-    const served = parseMediaPlaylist((await app.inject({ method: 'GET', url: `/live/${d.player_uuid}/index.m3u8` })).body).segments.map((s) => s.uri);
+    // As a viewer fetches it: with the playback grant the watch page hands out.
+    const page = (await app.inject({ method: 'GET', url: `/watch/${d.player_uuid}` })).body;
+    const playlistPath = /\/play\/[^"/]+\/[^"/]+\/live\/index\.m3u8/.exec(page)?.[0];
+    if (!playlistPath) throw new Error('the watch page names no live playlist');
+    const served = parseMediaPlaylist((await app.inject({ method: 'GET', url: playlistPath })).body).segments.map((s) => s.uri);
     if (served.join() !== segments.map((s) => `p0001/${s.uri}`).join()) throw new Error('the served playlist differs from the packager output');
     const first: number[] = [];
     const last: number[] = [];

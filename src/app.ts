@@ -1,3 +1,4 @@
+import http from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.ts';
@@ -13,10 +14,11 @@ import { requestId } from './http/request-id.ts';
 import { markDocsPublic, registerOpenApi } from './http/openapi.ts';
 import { addRouteHook, addRouteStep } from './http/route-hooks.ts';
 import { parseQueryString, registerRequestParsing, stripJsonSuffix } from './http/request-parsing.ts';
+import { registerRateLimits } from './http/rate-limit.ts';
 import { registerValidation } from './http/validation.ts';
 import { dashboardModules } from './modules/index.ts';
 import mediaFilesRoutes from './modules/media-files/media-files.routes.ts';
-import livePlaybackRoutes from './modules/live/live-playback.routes.ts';
+import playbackRoutes from './modules/watch/playback.routes.ts';
 import { oembedRoutes, watchPageRoutes } from './modules/watch/watch.routes.ts';
 
 function markDeprecated(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) {
@@ -43,6 +45,13 @@ export async function buildApp({ config, database, logStream, container = create
     rewriteUrl: (req) => stripJsonSuffix(req.url ?? '/'),
     frameworkErrors: (error, request, reply) => void frameworkErrors(error, request, reply),
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true },
+    // A body dripped a byte at a time must not hold a connection for ever: Node's request timeout,
+    // checked every second rather than its default 30 s; the headers within the same time.
+    serverFactory: (handler) =>
+      http.createServer(
+        { requestTimeout: config.requestTimeoutMs, headersTimeout: Math.min(config.requestTimeoutMs, 60_000), connectionsCheckingInterval: 1000 },
+        handler,
+      ),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onRoute', (route) => {
@@ -60,6 +69,7 @@ export async function buildApp({ config, database, logStream, container = create
   registerAuth(app, services.tokens);
   registerIdempotency(app, services.idempotency);
   await registerOpenApi(app);
+  await registerRateLimits(app, container.rateLimits);
 
   const deps = { config, services };
   app.addHook('onClose', () => container.mailer.close());
@@ -71,8 +81,8 @@ export async function buildApp({ config, database, logStream, container = create
   );
   // Stored media by signed URL, outside /dashboard (docs/media.md).
   await app.register(async (root) => mediaFilesRoutes(root as App, deps));
-  // Live HLS playback by player UUID, outside /dashboard (docs/live.md).
-  await app.register(async (root) => livePlaybackRoutes(root as App, deps));
+  // The media of the watch and embed pages, for viewers with a playback grant (docs/watch.md).
+  await app.register(async (root) => playbackRoutes(root as App, deps));
   // The watch and embed pages, and oEmbed also at the root where DESIGN §1 names it (docs/watch.md).
   await app.register(async (root) => watchPageRoutes(root as App, deps));
   await app.register(async (root) => oembedRoutes(root as App, deps, { hide: true }));

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import { resolveTool } from './lib/ffmpeg-binaries.ts';
 
 /** Every setting the service reads from its environment, with its default. Parsed once at start-up. */
 const EnvSchema = Type.Object({
@@ -31,6 +32,8 @@ const EnvSchema = Type.Object({
   ),
   /** Largest accepted request body, in bytes. */
   BODY_LIMIT: Type.Integer({ minimum: 1024, default: 1_048_576 }),
+  /** Longest a client may take to send a whole request (headers and body). */
+  REQUEST_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
   /** Secret for signed media URLs; shared by every process of one installation. Default: DATA_DIR/signing-secret. */
   SIGNING_SECRET: Type.Optional(Type.String({ minLength: 16 })),
   /** Lists without per_page return at most this many items. */
@@ -41,6 +44,8 @@ const EnvSchema = Type.Object({
   MAX_UPLOAD_BYTES: Type.Integer({ minimum: 1, default: 2_147_483_648 }),
   /** Longest a source download may take, in seconds. */
   UPLOAD_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 1800 }),
+  /** A source or custom rendition download that receives no byte for this many seconds fails (and is retried). */
+  UPLOAD_IDLE_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 30 }),
   FFMPEG_PATH: Type.Optional(Type.String()),
   FFPROBE_PATH: Type.Optional(Type.String()),
   /** Where media files live; default DATA_DIR/media. */
@@ -53,6 +58,17 @@ const EnvSchema = Type.Object({
   MAIL_FROM: Type.Optional(Type.String({ minLength: 3, maxLength: 320 })),
   /** Stakeholder emails one organization may send per sliding hour (0 disables them). */
   STAKEHOLDER_EMAILS_PER_HOUR: Type.Integer({ minimum: 0, maximum: 100_000, default: 10 }),
+  /** Viewers' reports per address and player in 10 minutes; wrong access codes per address and player in 10 minutes. */
+  REPORTS_PER_10_MINUTES: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 600 }),
+  ACCESS_CODE_ATTEMPTS_PER_10_MINUTES: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
+  /** Where the public limits are counted: Redis when set, else the database (shared by every process either way). */
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  /** Housekeeping (docs/jobs.md, "Retention"): seconds between two sweeps. */
+  HOUSEKEEPING_INTERVAL_SECONDS: Type.Integer({ minimum: 60, maximum: 86_400, default: 3600 }),
+  /** Days a job that succeeded is kept after it finished. */
+  JOB_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 7 }),
+  /** Days a job that failed for good is kept after it failed (longer: someone may want to look at it). */
+  FAILED_JOB_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30 }),
   /** Live streams (docs/live.md): RTMP ingest port (0 = no ingest in this process) and bind address (default HOST). */
   RTMP_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 1935 }),
   RTMP_HOST: Type.Optional(Type.String()),
@@ -78,6 +94,7 @@ export interface Config {
   embedDomain: string;
   logLevel: Env['LOG_LEVEL'];
   bodyLimit: number;
+  requestTimeoutMs: number;
   listDefaultCap: number;
   /** Resolved at start-up (runtime.ts) when not configured. */
   signingSecret?: string;
@@ -85,6 +102,7 @@ export interface Config {
   uploadAllowedHosts: string[];
   maxUploadBytes: number;
   uploadTimeoutMs: number;
+  uploadIdleTimeoutMs: number;
   ffmpegPath: string;
   ffprobePath: string;
   mediaDir: string;
@@ -92,6 +110,10 @@ export interface Config {
   smtpUrl?: string;
   mailFrom: string;
   stakeholderEmailsPerHour: number;
+  limits: { reportsPer10Minutes: number; accessCodeAttemptsPer10Minutes: number };
+  redisUrl?: string;
+  /** Housekeeping (docs/jobs.md, "Retention"). */
+  housekeeping: { intervalSeconds: number; doneJobRetentionDays: number; failedJobRetentionDays: number };
   /** Live streams (docs/live.md). */
   live: { rtmpPort: number; rtmpHost: string; ingestHost: string; reconnectWindowSeconds: number; healthIntervalSeconds: number };
 }
@@ -99,8 +121,11 @@ export interface Config {
 export class ConfigError extends Error {}
 
 const requireFromHere = createRequire(import.meta.url);
-/** ffmpeg/ffprobe come from npm packages (DESIGN §1); FFMPEG_PATH/FFPROBE_PATH override them. */
-const installedBinary = (pkg: string) => (requireFromHere(pkg) as { path: string }).path;
+/**
+ * ffmpeg/ffprobe: FFMPEG_PATH/FFPROBE_PATH, else a maintained one (5 or newer) on PATH, else the static
+ * builds of the npm packages, the zero-setup fallback (src/lib/ffmpeg-binaries.ts).
+ */
+const installedBinary = (pkg: string) => () => (requireFromHere(pkg) as { path: string }).path;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const raw: Record<string, unknown> = {};
@@ -129,6 +154,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     embedDomain: e.EMBED_DOMAIN ?? publicHost,
     logLevel: e.LOG_LEVEL,
     bodyLimit: e.BODY_LIMIT,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_SECONDS * 1000,
     listDefaultCap: e.LIST_DEFAULT_CAP,
     signingSecret: e.SIGNING_SECRET,
     uploadAllowedHosts: e.UPLOAD_ALLOWED_HOSTS.split(',')
@@ -136,13 +162,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .filter(Boolean),
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     uploadTimeoutMs: e.UPLOAD_TIMEOUT_SECONDS * 1000,
-    ffmpegPath: e.FFMPEG_PATH ?? installedBinary('@ffmpeg-installer/ffmpeg'),
-    ffprobePath: e.FFPROBE_PATH ?? installedBinary('@ffprobe-installer/ffprobe'),
+    uploadIdleTimeoutMs: e.UPLOAD_IDLE_TIMEOUT_SECONDS * 1000,
+    ffmpegPath: resolveTool('ffmpeg', e.FFMPEG_PATH, env.PATH ?? process.env.PATH, installedBinary('@ffmpeg-installer/ffmpeg')).path,
+    ffprobePath: resolveTool('ffprobe', e.FFPROBE_PATH, env.PATH ?? process.env.PATH, installedBinary('@ffprobe-installer/ffprobe')).path,
     mediaDir: path.resolve(e.MEDIA_DIR ?? path.join(e.DATA_DIR, 'media')),
     mediaUrlTtlSeconds: e.MEDIA_URL_TTL_SECONDS,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM ?? `Reelbase <no-reply@${new URL(publicUrl).hostname}>`,
     stakeholderEmailsPerHour: e.STAKEHOLDER_EMAILS_PER_HOUR,
+    limits: { reportsPer10Minutes: e.REPORTS_PER_10_MINUTES, accessCodeAttemptsPer10Minutes: e.ACCESS_CODE_ATTEMPTS_PER_10_MINUTES },
+    redisUrl: e.REDIS_URL,
+    housekeeping: {
+      intervalSeconds: e.HOUSEKEEPING_INTERVAL_SECONDS,
+      doneJobRetentionDays: e.JOB_RETENTION_DAYS,
+      failedJobRetentionDays: e.FAILED_JOB_RETENTION_DAYS,
+    },
     live: {
       rtmpPort: e.RTMP_PORT,
       rtmpHost: e.RTMP_HOST ?? e.HOST,

@@ -1,5 +1,6 @@
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import { JobsRepository } from './jobs/jobs.repository.ts';
 import { createMailer } from './mail/create-mailer.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { createMedia, type Media } from './media/media.ts';
@@ -16,6 +17,8 @@ import { EventsRepository } from './modules/events/events.repository.ts';
 import { EventsService } from './modules/events/events.service.ts';
 import { GdprRepository } from './modules/gdpr/gdpr.repository.ts';
 import { GdprService } from './modules/gdpr/gdpr.service.ts';
+import { HousekeepingRepository } from './modules/housekeeping/housekeeping.repository.ts';
+import { HousekeepingService } from './modules/housekeeping/housekeeping.service.ts';
 import { IdempotencyRepository } from './modules/idempotency/idempotency.repository.ts';
 import { IdempotencyService } from './modules/idempotency/idempotency.service.ts';
 import { IpRangesRepository } from './modules/ip-ranges/ip-ranges.repository.ts';
@@ -32,6 +35,8 @@ import { PlayerChaptersService } from './modules/players/player-chapters.service
 import { PlayerVideosService } from './modules/players/player-videos.service.ts';
 import { PlayersService } from './modules/players/players.service.ts';
 import { PromptsRepository } from './modules/prompts/prompts.repository.ts';
+import { databaseRateLimitStore } from './modules/rate-limits/rate-limit-store.ts';
+import { RateLimitsRepository } from './modules/rate-limits/rate-limits.repository.ts';
 import { PromptsService } from './modules/prompts/prompts.service.ts';
 import { RolesService } from './modules/roles/roles.service.ts';
 import { StakeholderEmailsRepository } from './modules/stakeholder-emails/stakeholder-emails.repository.ts';
@@ -51,7 +56,10 @@ import { VideoMediaService } from './modules/videos/video-media.service.ts';
 import { VideosRepository } from './modules/videos/videos.repository.ts';
 import { VideosService } from './modules/videos/videos.service.ts';
 import { AccessCodes } from './modules/watch/access-codes.ts';
+import { Audience } from './modules/watch/audience.ts';
 import { EmbedCode } from './modules/watch/embed-code.ts';
+import { PlaybackGrants } from './modules/watch/playback-grants.ts';
+import { PlaybackService } from './modules/watch/playback.service.ts';
 import { ViewerReportsService } from './modules/watch/viewer-reports.service.ts';
 import { WatchRepository } from './modules/watch/watch.repository.ts';
 import { WatchPageService } from './modules/watch/watch-page.service.ts';
@@ -82,12 +90,15 @@ export function createContainer({ config, database, mailer = createMailer(config
     embeds: new EmbedsRepository(db),
     events: new EventsRepository(db),
     gdpr: new GdprRepository(db),
+    housekeeping: new HousekeepingRepository(db),
     idempotency: new IdempotencyRepository(db),
     ipRanges: new IpRangesRepository(db),
+    jobs: new JobsRepository(db),
     live: new LiveRepository(db),
     organizations: new OrganizationsRepository(db),
     players: new PlayersRepository(db),
     prompts: new PromptsRepository(db),
+    rateLimits: new RateLimitsRepository(db),
     stakeholderEmails: new StakeholderEmailsRepository(db),
     tags: new TagsRepository(db),
     teams: new TeamsRepository(db),
@@ -110,9 +121,12 @@ export function createContainer({ config, database, mailer = createMailer(config
   const events = new EventsService(config.listDefaultCap, r.events);
   const ipRanges = new IpRangesService(r.ipRanges);
   const videoMedia = new VideoMediaService(db, media, r.videoMedia, r.videos);
-  const captions = new CaptionsService(db, media.signer, r.captions, r.videos);
+  const captions = new CaptionsService(db, media.signer, r.captions, r.videos, ipRanges);
   const thumbnails = new ThumbnailsService(db, media, r.thumbnails, r.videos, r.players, r.chapters);
   const embed = new EmbedCode(config.publicUrl);
+  const audience = new Audience(ipRanges);
+  const grants = new PlaybackGrants(config.signingSecret!);
+  const livePlayback = new LivePlaybackService(config.dataDir, r.live);
   const liveRepos = { live: r.live, videos: r.videos, players: r.players, chapters: r.chapters };
 
   const services = {
@@ -123,12 +137,13 @@ export function createContainer({ config, database, mailer = createMailer(config
     ctas: new CtasService(events),
     events,
     gdpr: new GdprService(db, r.gdpr),
+    housekeeping: new HousekeepingService(db, config.housekeeping, r.housekeeping),
     idempotency: new IdempotencyService(r.idempotency),
     ipRanges,
-    live: new LiveService(db, config, r.live, r.organizations, liveRepos),
-    livePlayback: new LivePlaybackService(config.dataDir, r.live),
+    live: new LiveService(db, config, r.live, liveRepos),
+    livePlayback,
     liveState: new LiveStateService(db, liveTiming(config.live), r.live, liveRepos),
-    mediaFiles: new MediaFilesService(media),
+    mediaFiles: new MediaFilesService(media, r.videos, ipRanges),
     organizations: new OrganizationsService(db, r.organizations, r.teams, tokens, allotments, {
       embedDomain: config.embedDomain,
       playbackDomain: config.playbackDomain,
@@ -137,7 +152,13 @@ export function createContainer({ config, database, mailer = createMailer(config
     playerVideos: new PlayerVideosService(db, videos, r.players, r.chapters),
     prompts: new PromptsService(r.prompts),
     roles: new RolesService(),
-    stakeholderEmails: new StakeholderEmailsService(db, mailer, { limit: config.stakeholderEmailsPerHour, publicUrl: config.publicUrl }, r.stakeholderEmails),
+    stakeholderEmails: new StakeholderEmailsService(
+      db,
+      mailer,
+      { limit: config.stakeholderEmailsPerHour, publicUrl: config.publicUrl },
+      r.stakeholderEmails,
+      r.jobs,
+    ),
     tags: new TagsService(db, r.tags),
     teams: new TeamsService(db, r.teams, allotments),
     thumbnails,
@@ -149,15 +170,20 @@ export function createContainer({ config, database, mailer = createMailer(config
       config,
       r.watch,
       new WatchPageService(config, embed, players, events, videoMedia, captions, thumbnails, r.live),
-      ipRanges,
+      audience,
       new AccessCodes(config.signingSecret!),
       embed,
+      grants,
     ),
-    viewerReports: new ViewerReportsService(db, r.watch, players, ipRanges, webhooks, embed),
+    playback: new PlaybackService(r.watch, grants, audience, players, captions, livePlayback, media),
+    viewerReports: new ViewerReportsService(db, r.watch, players, audience, webhooks, embed),
     webhooks,
   };
 
-  return { config, database, media, mailer, repositories, services };
+  // Where the public limits count: Redis when configured, else the database (docs/security.md).
+  const rateLimits = config.redisUrl ? { redisUrl: config.redisUrl } : { store: databaseRateLimitStore(r.rateLimits) };
+
+  return { config, database, media, mailer, repositories, services, rateLimits };
 }
 
 export type Container = ReturnType<typeof createContainer>;

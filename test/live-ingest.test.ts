@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { playbackBase } from './helpers/pages.ts';
 import { client, createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { createOrg, type OrgContext } from './helpers/factories.ts';
 import { createContainer } from '../src/container.ts';
@@ -235,9 +236,11 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
     expect(Date.now() - Date.parse(h.created_at)).toBeLessThan(5000);
 
     // HLS: the playlist of the instance's player, segments of about segment_length (1 s).
+    // Fetched as a viewer of the watch page does: with the playback grant the page hands out.
     const anon = client(t.app);
+    const base = await waitFor('on air', async () => playbackBase(t.app, s.player_uuid).catch(() => null));
     const playlist = await waitFor('3 segments', async () => {
-      const res = await anon.get(`/live/${s.player_uuid}/index.m3u8`, { accept: 'application/vnd.apple.mpegurl' });
+      const res = await anon.get(`${base}/live/index.m3u8`, { accept: 'application/vnd.apple.mpegurl' });
       return res.status === 200 && (res.raw.match(/#EXTINF/g) ?? []).length >= 3 ? res : null;
     });
     expect(String(playlist.headers['content-type'])).toMatch(/mpegurl/);
@@ -246,7 +249,7 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
     const durations = [...playlist.raw.matchAll(/#EXTINF:([\d.]+)/g)].map((m) => Number(m[1]));
     for (const d of durations) expect(Math.abs(d - 1)).toBeLessThan(0.15);
     const firstSegment = playlist.raw.split('\n').find((l) => l.endsWith('.ts'))!;
-    const seg = await t.app.inject({ method: 'GET', url: `/live/${s.player_uuid}/${firstSegment}` });
+    const seg = await t.app.inject({ method: 'GET', url: `${base}/live/${firstSegment}` });
     expect(seg.statusCode).toBe(200);
     expect(seg.headers['content-type']).toBe('video/mp2t');
     expect(seg.rawPayload[0]).toBe(0x47);
@@ -270,7 +273,7 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
     );
     expect(processing.end_time).toBeGreaterThanOrEqual(processing.start_time);
     expect((await org.api.get(`${live()}/${s.id}/health`)).body).toEqual({ primary: null, backup: null });
-    const ended = await anon.get(`/live/${s.player_uuid}/index.m3u8`);
+    const ended = await anon.get(`${base}/live/index.m3u8`);
     expect(ended.raw).toContain('#EXT-X-ENDLIST');
     // Remux only: the HLS segments carry what was sent, at the bit rates the health reported.
     // (Joined into an MP4 first: the npm build of ffprobe crashes on MPEG-TS input.)
@@ -332,7 +335,7 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
     const list = (await org.api.get(`${live()}?states[]=ongoing`)).body.stream_instances.filter((i: any) => i.id === s.id);
     expect(list).toHaveLength(1);
     // Two parts joined with a discontinuity.
-    const playlist = (await client(t.app).get(`/live/${s.player_uuid}/index.m3u8`)).raw;
+    const playlist = (await client(t.app).get(`${await playbackBase(t.app, s.player_uuid)}/live/index.m3u8`)).raw;
     expect(playlist).toContain('#EXT-X-DISCONTINUITY');
     expect(playlist).not.toContain('#EXT-X-PLAYLIST-TYPE');
 
@@ -372,15 +375,16 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
       // The primary fails: viewers go on with the backup feed (a new part after a discontinuity).
       // (Which feed's media came first decides whether the primary's part is the first or the second.)
       const anon = client(t.app);
+      const base = await playbackBase(t.app, s.player_uuid);
       const partsOf = (text: string) => [...text.matchAll(/(p\d{4})\/s\d+\.ts/g)].map((m) => m[1]);
       const primaryPart = await waitFor('primary segments', async () => {
-        const parts = partsOf((await anon.get(`/live/${s.player_uuid}/index.m3u8`)).raw);
+        const parts = partsOf((await anon.get(`${base}/live/index.m3u8`)).raw);
         const lastPart = parts[parts.length - 1];
         return lastPart && parts.filter((p) => p === lastPart).length >= 2 ? lastPart : null;
       });
       primary.proc.kill('SIGKILL');
       const failover = await waitFor('backup segments', async () => {
-        const res = await anon.get(`/live/${s.player_uuid}/index.m3u8`);
+        const res = await anon.get(`${base}/live/index.m3u8`);
         return partsOf(res.raw).some((p) => p > primaryPart) ? res.raw : null;
       });
       expect(failover).toContain('#EXT-X-DISCONTINUITY');
@@ -400,7 +404,7 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
       expect(retry.code).not.toBe(0);
       expect(retry.ms).toBeLessThan(4000);
       expect((await org.api.get(`${live()}/${s.id}`)).status).toBe(404);
-      expect((await client(t.app).get(`/live/${s.player_uuid}/index.m3u8`)).status).toBe(404);
+      expect((await client(t.app).get(`${base}/live/index.m3u8`)).status).toBe(404);
       // Its HLS output is removed shortly after.
       await waitFor('cleanup', async () => !fs.existsSync(path.join(dataDir, 'live', s.player_uuid)), 20_000);
     },

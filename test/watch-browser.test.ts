@@ -67,7 +67,9 @@ describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
   async function playablePlayer() {
     const player = await createPlayer(org.api, { mute_onload: true });
     const videoId = player.chapters_attributes[0].video_id;
-    const key = `videos/${videoId}/test/sd.mp4`;
+    // In the video's folder, as the pipeline stores it: the page's grant reaches only its player's videos.
+    const { uuid } = await t.database.db.selectFrom('videos').select('uuid').where('id', '=', videoId).executeTakeFirstOrThrow();
+    const key = `videos/${uuid}/test/sd.mp4`;
     fs.mkdirSync(path.join(t.config.mediaDir, path.dirname(key)), { recursive: true });
     fs.copyFileSync(media.small, path.join(t.config.mediaDir, key));
     const now = Math.floor(Date.now() / 1000);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
+import { configOf } from './helpers/pages.ts';
 
 const P = '/dashboard/v1';
 
@@ -11,13 +12,6 @@ interface Page {
   status: number;
   headers: Record<string, any>;
   html: string;
-}
-
-/** The player configuration a page hands its script. */
-function configOf(html: string): any {
-  const m = /<script type="application\/json" id="reelbase-config">([\s\S]*?)<\/script>/.exec(html);
-  if (!m) throw new Error(`no player configuration in:\n${html}`);
-  return JSON.parse(m[1]);
 }
 
 /**
@@ -54,8 +48,9 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
   /** Makes a chapter's video ready with real files in the media store, as the pipeline would. */
   async function makeReady(videoId: number, qualities: string[] = ['sd', 'hd']) {
     const now = Math.floor(Date.now() / 1000);
+    const { uuid } = await t.database.db.selectFrom('videos').select('uuid').where('id', '=', videoId).executeTakeFirstOrThrow();
     for (const quality of qualities) {
-      const key = `videos/${videoId}/test/${quality}.mp4`;
+      const key = `videos/${uuid}/test/${quality}.mp4`;
       fs.mkdirSync(path.join(t.config.mediaDir, path.dirname(key)), { recursive: true });
       fs.writeFileSync(path.join(t.config.mediaDir, key), `${quality} bytes of ${videoId}`);
       await t.database.db
@@ -191,7 +186,13 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
       const airing = configOf((await page(`/watch/${instance.player_uuid}`)).html);
       expect(airing.chapters[0]).toMatchObject({
         state: 'live',
-        sources: [{ src: `http://reelbase.test/live/${instance.player_uuid}/index.m3u8`, type: 'application/vnd.apple.mpegurl', quality: 'live' }],
+        sources: [
+          {
+            src: expect.stringMatching(new RegExp(`^http://reelbase\\.test/play/${instance.player_uuid}/w\\d+\\.[\\w-]{32}/live/index\\.m3u8$`)),
+            type: 'application/vnd.apple.mpegurl',
+            quality: 'live',
+          },
+        ],
       });
       await makeReady(instance.video_id, ['sd']);
       const recorded = configOf((await page(`/watch/${instance.player_uuid}`)).html);
@@ -459,35 +460,48 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
       const res = await oembed(`http://reelbase.test/watch/${player.uuid}`);
       expect(res.status).toBe(403);
       const withThumb = await createPlayer(org.api);
+      const videoId = withThumb.chapters_attributes[0].video_id;
+      const { uuid: videoUuid } = await t.database.db.selectFrom('videos').select('uuid').where('id', '=', videoId).executeTakeFirstOrThrow();
       const now = Math.floor(Date.now() / 1000);
-      await t.database.db
-        .insertInto('thumbnails')
-        .values({
-          organization_id: org.organizationId,
-          video_id: withThumb.chapters_attributes[0].video_id,
-          uuid: 'b7c6a1e2-0000-4000-8000-000000000001',
-          kind: 'custom',
-          path: null,
-          url: 'https://images.example.com/t.jpg',
-          millisecond: null,
-          width: 1280,
-          height: 720,
-          selected: true,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
+      const thumbnail = (path: string | null, uuid: string) => ({
+        organization_id: org.organizationId,
+        video_id: videoId,
+        uuid,
+        kind: 'custom',
+        path,
+        url: 'https://images.example.com/t.jpg',
+        millisecond: null,
+        width: 1280,
+        height: 720,
+        selected: true,
+        created_at: now,
+        updated_at: now,
+      });
+      // A custom thumbnail whose image was not copied into the store is never shown: its URL may name any address.
+      await t.database.db.insertInto('thumbnails').values(thumbnail(null, 'b7c6a1e2-0000-4000-8000-000000000001')).execute();
+      const remoteOnly = await oembed(`http://reelbase.test/watch/${withThumb.uuid}`, 'v1.1', '&maxwidth=320');
+      expect(remoteOnly.body.thumbnail_url).toBeUndefined();
+      expect((await page(`/watch/${withThumb.uuid}`)).html).not.toContain('images.example.com');
+      // Once stored, it is the poster, fetched with a playback grant like the rest of the page's media.
+      const key = `videos/${videoUuid}/thumbnails/custom.jpg`;
+      fs.mkdirSync(path.join(t.config.mediaDir, path.dirname(key)), { recursive: true });
+      fs.writeFileSync(path.join(t.config.mediaDir, key), 'jpeg bytes');
+      await t.database.db.updateTable('thumbnails').set({ path: key }).where('uuid', '=', 'b7c6a1e2-0000-4000-8000-000000000001').execute();
       const described = await oembed(`http://reelbase.test/watch/${withThumb.uuid}`, 'v1.1', '&maxwidth=320');
       expect(described.body).toMatchObject({
-        thumbnail_url: 'https://images.example.com/t.jpg',
+        thumbnail_url: expect.stringMatching(new RegExp(`^http://reelbase\\.test/play/${withThumb.uuid}/e\\d+\\.[\\w-]{32}/files/${key}$`)),
         thumbnail_width: 320,
         thumbnail_height: 180,
         width: 320,
         height: 180,
       });
+      const image = new URL(described.body.thumbnail_url);
+      const fetched = await t.app.inject({ method: 'GET', url: image.pathname });
+      expect(fetched.statusCode).toBe(200);
+      expect(fetched.body).toBe('jpeg bytes');
       const html = (await page(`/watch/${withThumb.uuid}`)).html;
-      expect(html).toContain('poster="https://images.example.com/t.jpg"');
-      expect(html).toContain('<meta property="og:image" content="https://images.example.com/t.jpg">');
+      expect(html).toMatch(new RegExp(`poster="http://reelbase\\.test/play/${withThumb.uuid}/w\\d+\\.[\\w-]{32}/files/${key}"`));
+      expect(html).toMatch(/<meta property="og:image" content="http:\/\/reelbase\.test\/play\//);
     });
   });
 

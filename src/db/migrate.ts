@@ -11,6 +11,9 @@ import * as m0009 from './migrations/0009_captions.ts';
 import * as m0008 from './migrations/0008_media.ts';
 import * as m0011 from './migrations/0011_watch.ts';
 import * as m0012 from './migrations/0012_webhooks.ts';
+import * as m0013 from './migrations/0013_idempotency_lease.ts';
+import * as m0014 from './migrations/0014_housekeeping.ts';
+import * as m0015 from './migrations/0015_rate_limits.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -24,18 +27,75 @@ const migrations: Record<string, Migration> = {
   '0008_media': m0008,
   '0011_watch': m0011,
   '0012_webhooks': m0012,
+  '0013_idempotency_lease': m0013,
+  '0014_housekeeping': m0014,
+  '0015_rate_limits': m0015,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {
+  if (!isPostgres(db)) return db.connection().execute((conn) => withSqliteWriteLock(conn, () => migrate(conn, { disableTransactions: true })));
+  // PostgreSQL: Kysely holds a session advisory lock while it migrates, and creates its own tables
+  // tolerating a concurrent creator; the triggers take a lock of their own.
+  const result = await migrate(db, {});
+  await installChangeTriggers(db);
+  return result;
+}
+
+async function migrate(db: Kysely<any>, options: { disableTransactions?: boolean }): Promise<MigrationResultSet> {
   // Areas add migrations independently; an older-numbered one arriving later must still apply.
   // Kysely looks for its migration tables in every PostgreSQL schema unless told which one; name the
   // current one so that databases sharing a server (tests: one schema per file) do not see each other's.
   const migrationTableSchema = isPostgres(db) ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-  const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
+  const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true, ...options, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error instanceof Error ? result.error : new Error('migration failed', { cause: result.error });
-  if (isPostgres(db)) await installChangeTriggers(db);
   return result;
+}
+
+/** Longest a process waits for another one's migrations on the same SQLite file. */
+const SQLITE_LOCK_WAIT_MS = 10 * 60 * 1000;
+
+/**
+ * SQLite: Kysely takes no lock (it assumes one connection) and runs the migrations outside any
+ * transaction, so two processes opening one new file would both read "nothing applied" and the second
+ * would die creating a table the first created. Everything, Kysely's own tables included, runs in one
+ * `BEGIN IMMEDIATE` transaction instead: it takes the write lock before anything is read, the other
+ * processes wait for it and then find nothing left to do, and a failing migration leaves the file as it
+ * was. (So a migration cannot switch `pragma foreign_keys`, which SQLite ignores inside a transaction.)
+ * The lock is polled (busy_timeout 0) rather than waited for inside SQLite, which would block the event
+ * loop.
+ */
+async function withSqliteWriteLock<T>(conn: Kysely<any>, run: () => Promise<T>): Promise<T> {
+  const busyTimeout = (await sql<{ timeout: number }>`pragma busy_timeout`.execute(conn)).rows[0]?.timeout ?? 0;
+  const deadline = Date.now() + SQLITE_LOCK_WAIT_MS;
+  await sql`pragma busy_timeout = 0`.execute(conn);
+  try {
+    for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
+      try {
+        await sql`begin immediate`.execute(conn);
+        break;
+      } catch (error) {
+        if (!isSqliteBusy(error) || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  } finally {
+    await sql.raw(`pragma busy_timeout = ${Number(busyTimeout)}`).execute(conn);
+  }
+  try {
+    const result = await run();
+    await sql`commit`.execute(conn);
+    return result;
+  } catch (error) {
+    // Some errors end the transaction themselves: the rollback may find none, and the error is what matters.
+    await sql`rollback`.execute(conn).catch(() => undefined);
+    throw error;
+  }
+}
+
+function isSqliteBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }

@@ -208,6 +208,8 @@ export interface IdempotencyKeysTable {
   response_body: string | null;
   response_type: string | null;
   created_at: number;
+  /** A running key's claim holds until then (Unix seconds); a claim whose request died is taken over after it. */
+  locked_until: number | null;
 }
 
 export interface UsersTable {
@@ -316,6 +318,23 @@ export interface JobsTable {
   updated_at: number;
 }
 
+/** A person a job's payload names (docs/gdpr.md): GDPR requests find the job through (organization_id, email). */
+export interface JobSubjectsTable {
+  job_id: number;
+  organization_id: number;
+  /** Lower-cased. */
+  email: string;
+}
+
+/** One row per recurring housekeeping task (docs/jobs.md, "Retention"): locked while scheduling, the last run's outcome. */
+export interface HousekeepingTasksTable {
+  task: string;
+  last_started_at: number | null;
+  last_finished_at: number | null;
+  /** JSON: what the last run deleted, or its error. */
+  last_result: string | null;
+}
+
 export interface CaptionsTable {
   id: Generated<number>;
   organization_id: number;
@@ -395,6 +414,14 @@ export interface LiveStreamInstancesTable {
   updated_at: number;
 }
 
+/** Counters of the public limits, one row per key and window (docs/security.md). */
+export interface RateLimitsTable {
+  key: string;
+  count: number;
+  /** Epoch milliseconds: the end of the counting window. */
+  reset_at: number;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_tokens: ApiTokensTable;
@@ -419,8 +446,11 @@ export interface DB {
   gdpr_requests: GdprRequestsTable;
   stakeholder_emails: StakeholderEmailsTable;
   jobs: JobsTable;
+  job_subjects: JobSubjectsTable;
+  housekeeping_tasks: HousekeepingTasksTable;
   webhooks: WebhooksTable;
   live_streams: LiveStreamsTable;
   live_stream_instances: LiveStreamInstancesTable;
   captions: CaptionsTable;
+  rate_limits: RateLimitsTable;
 }

@@ -1,18 +1,7 @@
-import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ByteRange } from '../media/file-store.ts';
 import { parseRange } from '../media/range.ts';
+import type { ServedFile } from '../media/served-file.ts';
 import { sendError } from './error-handler.ts';
-
-/** A file the domain decided may be served: its facts, and how to read it (whole or one range). */
-export interface ServableFile {
-  size: number;
-  modifiedMs: number;
-  contentType: string;
-  /** How long a client may keep it (never past the link's expiry). */
-  maxAgeSeconds: number;
-  open(range?: ByteRange): Promise<Readable>;
-}
 
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
@@ -20,7 +9,7 @@ const header = (value: string | string[] | undefined) => (Array.isArray(value) ?
  * Answers a file the HTTP way: whole (200), in part (206, one byte range), not at all (304 when the
  * client's copy is current, 416 for a range past the end), HEAD without the body.
  */
-export async function sendFile(request: FastifyRequest, reply: FastifyReply, file: ServableFile) {
+export async function sendFile(request: FastifyRequest, reply: FastifyReply, file: ServedFile) {
   const etag = `"${file.size.toString(16)}-${Math.floor(file.modifiedMs).toString(16)}"`;
   const lastModified = new Date(file.modifiedMs).toUTCString();
   reply.headers({

@@ -29,6 +29,7 @@ export function captionJobs({ config, captions: service }: { config: Config; cap
             allowedHosts: config.uploadAllowedHosts,
             maxBytes: MAX_CAPTION_BYTES,
             timeoutMs: 60_000,
+            idleTimeoutMs: config.uploadIdleTimeoutMs,
             signal: ctx.signal,
             headers: { accept: 'text/vtt, application/x-subrip, text/plain;q=0.9, */*;q=0.5' },
           });

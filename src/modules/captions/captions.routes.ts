@@ -187,7 +187,7 @@ export default async function captionsRoutes(app: App, { config, services }: Dep
       },
     },
     async (req, reply) => {
-      const file = await service.signedFile(req.params.id, req.params.file, req.query.expires, req.query.signature);
+      const file = await service.signedFile(req.params.id, req.params.file, req.query.expires, req.query.signature, req.ip);
       reply.header('cache-control', 'private, max-age=300');
       return sendFile(reply, file, req.query.download);
     },

@@ -6,6 +6,7 @@ import type { Listing, Page } from '../../lib/paging.ts';
 import { enqueue, type JobPayload } from '../job-kinds.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import type { UrlSigner } from '../../media/signed-urls.ts';
+import type { IpRangesService } from '../ip-ranges/ip-ranges.service.ts';
 import type { VideosRepository } from '../videos/videos.repository.ts';
 import type { CaptionsRepository, CaptionRow } from './captions.repository.ts';
 import type { Caption, CaptionListQuery, CaptionStatus, ContentFormat, ContentStatus, CreateCaptionBody, UpdateCaptionBody } from './captions.schemas.ts';
@@ -90,6 +91,7 @@ export class CaptionsService {
     private readonly signer: UrlSigner,
     private readonly captions: CaptionsRepository,
     private readonly videos: VideosRepository,
+    private readonly ipRanges: IpRangesService,
   ) {}
 
   /** The public path of a caption file (signed URLs point there). */
@@ -306,14 +308,22 @@ export class CaptionsService {
     return { body, type: MEDIA_TYPES[format], filename: `caption-${row.id}-${row.language}.${format}` };
   }
 
+  /** A published caption of one of `videoIds`, as WebVTT (what a player page offers); else 404. */
+  async publishedVtt(organizationId: number, videoIds: number[], id: number): Promise<CaptionFile> {
+    const row = await this.captions.findById(id);
+    if (!row || row.organization_id !== organizationId || row.status !== 'published' || !videoIds.includes(row.video_id)) throw notFound('caption', id);
+    return this.fileOf(row, 'vtt');
+  }
+
   /** A file behind a signed URL: the signature covers the path, so no token is needed. */
-  async signedFile(id: number, file: string, expires: string | undefined, signature: string | undefined): Promise<CaptionFile> {
+  async signedFile(id: number, file: string, expires: string | undefined, signature: string | undefined, ip: string): Promise<CaptionFile> {
     const at = Number(expires);
     if (!expires || !/^\d+$/.test(expires) || !signature || !this.signer.verify(CaptionsService.pathOf(id, file), at, signature, nowSeconds())) {
       throw new AppError('forbidden', 'The URL signature is invalid or has expired');
     }
     const row = await this.captions.findById(id);
     if (!row) throw notFound('caption', id);
+    if (await this.ipRanges.isBlocked(row.organization_id, ip)) throw new AppError('forbidden', 'This file is not available from your network');
     return this.fileOf(row, file.slice(file.lastIndexOf('.') + 1) as ContentFormat);
   }
 

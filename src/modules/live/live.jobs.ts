@@ -95,7 +95,6 @@ export function liveJobs({
       const recipients = [...new Set([...(await live.adminEmails(instance.organization_id)), ...(instance.email ? [instance.email] : [])])];
       if (recipients.length === 0) return;
       const watch = `${config.publicUrl}/watch/${instance.player_uuid}`;
-      const hls = `${config.publicUrl}/live/${instance.player_uuid}/index.m3u8`;
       const started = instance.start_time ? new Date(instance.start_time * 1000).toISOString() : new Date().toISOString();
       try {
         await mailer.send({
@@ -105,7 +104,6 @@ export function liveJobs({
             `The live stream "${instance.name}" went live at ${started}.`,
             '',
             `Watch: ${watch}`,
-            `HLS: ${hls}`,
             '',
             `Stream instance ${instance.id}. To stop these emails for a stream, create it with disable_notifications.`,
           ].join('\n'),

@@ -8,7 +8,7 @@ import type { Listing, Page } from '../../lib/paging.ts';
 import { enqueue } from '../job-kinds.ts';
 import { liveSignals } from '../../live/signals.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import type { OrganizationsRepository } from '../organizations/organizations.repository.ts';
+import { assertOwnOrganization } from '../organizations/own-organization.ts';
 import { can } from '../roles/permissions.ts';
 import { insertInstance, parseTags, searchText, type LiveRepositories } from './live-instances.ts';
 import type { LiveInstanceRow, LiveListOrder, LiveRepository } from './live.repository.ts';
@@ -58,7 +58,6 @@ export class LiveService {
     private readonly db: Kysely<DB>,
     private readonly config: Config,
     private readonly repo: LiveRepository,
-    private readonly organizations: OrganizationsRepository,
     private readonly repos: LiveRepositories,
   ) {}
 
@@ -68,8 +67,9 @@ export class LiveService {
   }
 
   /** Only the token's organization or its descendants; any other is answered as missing. */
+  /** Live streams are content: the path must name the token's own organization (docs/accounts.md, one rule for every area). */
   private async organization(auth: AuthContext, organizationId: number): Promise<void> {
-    if (!(await this.organizations.isVisible(auth.organizationId, organizationId))) throw notFound('organization', organizationId);
+    assertOwnOrganization(organizationId, auth.organizationId);
   }
 
   private async instance(auth: AuthContext, organizationId: number, id: number): Promise<LiveInstanceRow> {

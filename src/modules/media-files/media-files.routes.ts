@@ -17,7 +17,7 @@ export default async function mediaFilesRoutes(app: App, { services }: Deps) {
     schema: { hide: true },
     handler: async (req, reply) => {
       const query = req.query as Record<string, unknown>;
-      const file = await files.resolve(req.url.split('?')[0], query.expires, query.signature);
+      const file = await files.resolve(req.url.split('?')[0], query.expires, query.signature, req.ip);
       return sendFile(req, reply, file);
     },
   });

@@ -1,31 +1,28 @@
 import { AppError, notFound } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { contentTypeOf } from '../../media/content-types.ts';
 import { isValidKey } from '../../media/file-store.ts';
 import { MEDIA_FILES_PATH, type Media } from '../../media/media.ts';
-import type { ByteRange } from '../../media/file-store.ts';
-import type { Readable } from 'node:stream';
+import { servedFile, type ServedFile } from '../../media/served-file.ts';
+import type { IpRangesService } from '../ip-ranges/ip-ranges.service.ts';
+import type { VideosRepository } from '../videos/videos.repository.ts';
 
 /** Longest a client may cache a file: never past the link's expiry. */
 const MAX_CACHE_SECONDS = 86_400;
 
-/** A stored file a valid link names. */
-export interface LinkedFile {
-  size: number;
-  modifiedMs: number;
-  contentType: string;
-  maxAgeSeconds: number;
-  open(range?: ByteRange): Promise<Readable>;
-}
-
 /**
- * Stored files by signed URL: the signature (HMAC over path and expiry) must be valid and unexpired,
- * and the file must exist; the HTTP layer then answers it (ranges, conditional requests).
+ * Stored files by signed URL (what the API hands to its clients): the signature (HMAC over path and
+ * expiry) must be valid and unexpired, the file must exist, and the address asking must not be in
+ * the owning organization's blocked ranges (a link handed out earlier stops working there too); the
+ * HTTP layer then answers it (ranges, conditional requests).
  */
 export class MediaFilesService {
-  constructor(private readonly media: Media) {}
+  constructor(
+    private readonly media: Media,
+    private readonly videos: VideosRepository,
+    private readonly ipRanges: IpRangesService,
+  ) {}
 
-  async resolve(linkPath: string, expiresParam: unknown, signatureParam: unknown): Promise<LinkedFile> {
+  async resolve(linkPath: string, expiresParam: unknown, signatureParam: unknown, ip: string): Promise<ServedFile> {
     const now = nowSeconds();
     const expires = typeof expiresParam === 'string' && /^\d{1,12}$/.test(expiresParam) ? Number(expiresParam) : NaN;
     const signature = typeof signatureParam === 'string' ? signatureParam : '';
@@ -34,14 +31,13 @@ export class MediaFilesService {
     }
     const key = linkPath.slice(MEDIA_FILES_PATH.length);
     if (!linkPath.startsWith(MEDIA_FILES_PATH) || !isValidKey(key)) throw notFound('file');
+    // Every stored file lives in its video's folder: videos/<video uuid>/…
+    const organizationId = await this.videos.organizationOfUuid(key.split('/')[1] ?? '');
+    if (organizationId !== undefined && (await this.ipRanges.isBlocked(organizationId, ip))) {
+      throw new AppError('forbidden', 'This file is not available from your network');
+    }
     const stat = await this.media.store.stat(key);
     if (!stat) throw notFound('file');
-    return {
-      size: stat.size,
-      modifiedMs: stat.modifiedMs,
-      contentType: contentTypeOf(key),
-      maxAgeSeconds: Math.min(MAX_CACHE_SECONDS, expires - now),
-      open: (range) => this.media.store.createReadStream(key, range),
-    };
+    return servedFile(this.media.store, key, stat, Math.min(MAX_CACHE_SECONDS, expires - now));
   }
 }

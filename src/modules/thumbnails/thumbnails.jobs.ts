@@ -26,8 +26,8 @@ export function thumbnailJobs({ config, media, thumbnails, videos }: ThumbnailJo
      * Copies a custom thumbnail's image (thumbnail_url) into the media store with the
      * SSRF-safe fetch, so that it is served by signed URL like the generated ones. Network failures and
      * 5xx answers are retried; when the image cannot be had (refused address, 404, too large, not a
-     * JPEG/PNG/GIF/WebP, or the last attempt failed) the thumbnail keeps pointing at the URL it was set
-     * with. A thumbnail deleted or already stored meanwhile is left alone.
+     * JPEG/PNG/GIF/WebP, or the last attempt failed) it is no longer selected: the video's latest
+     * stored thumbnail is, so a poster is never an address nobody checked. A thumbnail deleted or already stored meanwhile is left alone.
      */
     'thumbnail.fetch': async (payload, ctx) => {
       const row = await thumbnails.findById(payload.thumbnail_id);
@@ -43,6 +43,7 @@ export function thumbnailJobs({ config, media, thumbnails, videos }: ThumbnailJo
             allowedHosts: config.uploadAllowedHosts,
             maxBytes: MAX_THUMBNAIL_BYTES,
             timeoutMs: 60_000,
+            idleTimeoutMs: config.uploadIdleTimeoutMs,
             signal: ctx.signal,
             headers: { accept: 'image/jpeg, image/png, image/webp, image/gif;q=0.8' },
           });
@@ -50,7 +51,9 @@ export function thumbnailJobs({ config, media, thumbnails, videos }: ThumbnailJo
           if (ctx.signal.aborted) throw err;
           const permanent = err instanceof SafeFetchError && err.permanent;
           if (!permanent && ctx.job.attempts < ctx.job.max_attempts) throw err;
-          return; // the thumbnail keeps its remote URL
+          // Never to be had: it stops being the selected thumbnail (a poster is only ever a stored image).
+          await thumbnails.refuseCustom(row.id, payload.url, nowSeconds());
+          return;
         }
         const handle = await fs.open(file, 'r');
         const head = Buffer.alloc(32);
@@ -60,7 +63,10 @@ export function thumbnailJobs({ config, media, thumbnails, videos }: ThumbnailJo
           await handle.close();
         }
         const kind = sniffImage(head);
-        if (!kind) return;
+        if (!kind) {
+          await thumbnails.refuseCustom(row.id, payload.url, nowSeconds());
+          return;
+        }
         const key = `videos/${video.uuid}/thumbnails/${row.uuid}.${kind.ext}`;
         await media.store.put(key, file);
         const stored = await thumbnails.setStored(row.id, payload.url, key, { width: kind.width, height: kind.height }, nowSeconds());

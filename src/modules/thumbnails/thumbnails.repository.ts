@@ -89,6 +89,37 @@ export class ThumbnailsRepository {
     return this.db.updateTable('thumbnails').set({ selected: true, updated_at: now }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   }
 
+  /**
+   * A custom thumbnail whose image cannot be had (refused address, not found, not an image): no longer
+   * selected, if it still waits for that URL's copy; the video's latest stored thumbnail is selected
+   * instead. Answers whether it was refused.
+   */
+  async refuseCustom(id: number, url: string, now: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .updateTable('thumbnails')
+        .set({ selected: false, updated_at: now })
+        .where('id', '=', id)
+        .where('kind', '=', 'custom')
+        .where('url', '=', url)
+        .where('path', 'is', null)
+        .where('selected', '=', true)
+        .returning(['video_id'])
+        .executeTakeFirst();
+      if (!row) return false;
+      const fallback = await trx
+        .selectFrom('thumbnails')
+        .select('id')
+        .where('video_id', '=', row.video_id)
+        .where('path', 'is not', null)
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      if (fallback) await trx.updateTable('thumbnails').set({ selected: true, updated_at: now }).where('id', '=', fallback.id).execute();
+      return true;
+    });
+  }
+
   /** Records where a custom thumbnail's image was stored, if it still waits for that URL's copy. */
   async setStored(id: number, url: string, key: string, size: { width: number | null; height: number | null }, now: number): Promise<boolean> {
     const r = await this.db

@@ -174,6 +174,22 @@ export class ThumbnailsService {
     });
   }
 
+  /**
+   * The store key of the image a player's page shows as its poster: the selected thumbnail of its
+   * first video that has one stored. A custom thumbnail whose image was not (or could not be) copied
+   * into the store is never shown: its URL may name any address.
+   */
+  async posterKey(organizationId: number, playerUuid: string): Promise<string | null> {
+    const player = await this.requirePlayer(organizationId, { uuid: playerUuid });
+    const { unique } = await this.videoIdsOf(this.db, player.id);
+    const selected = new Map((await this.thumbnails.selectedFor(organizationId, unique)).map((t) => [t.video_id, t]));
+    for (const videoId of unique) {
+      const path = selected.get(videoId)?.path;
+      if (path) return path;
+    }
+    return null;
+  }
+
   async playerSelected(organizationId: number, ref: PlayerRef): Promise<PlayerSelectedThumbnail[]> {
     const player = await this.requirePlayer(organizationId, ref);
     return this.entriesOf(this.db, organizationId, player);

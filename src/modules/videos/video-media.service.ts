@@ -66,6 +66,14 @@ export class VideoMediaService {
     return { id: row.id, urls: { sd: urlOf('sd'), hd: urlOf('hd') } };
   }
 
+  /** The store keys of a ready video's sd and hd files (what a player page plays), null while not ready. */
+  async playableKeys(organizationId: number, id: number): Promise<{ sd: string | null; hd: string | null }> {
+    const row = await this.video(organizationId, id);
+    const files = row.status === 'ready' ? await this.repo.files(id, null) : [];
+    const keyOf = (quality: string) => files.find((f) => f.quality === quality)?.path ?? null;
+    return { sd: keyOf('sd'), hd: keyOf('hd') };
+  }
+
   /** Registers (or replaces) a custom file set: its renditions are fetched by a `video.files` job. */
   async registerSet(organizationId: number, id: number, body: RegisterFileSetBody): Promise<VideoFileSet> {
     if (!body.sd_url && !body.hd_url) throw invalidField('sd_url', 'is required (or hd_url)');

@@ -10,6 +10,10 @@ export class VideosRepository {
   with(db: Kysely<DB>) {
     return new VideosRepository(db);
   }
+  /** The organization a video's files belong to, by the video's uuid (whatever the organization). */
+  async organizationOfUuid(uuid: string): Promise<number | undefined> {
+    return (await this.db.selectFrom('videos').select('organization_id').where('uuid', '=', uuid).executeTakeFirst())?.organization_id;
+  }
 
   insert(row: Insertable<VideosTable>): Promise<VideoRow> {
     return this.db.insertInto('videos').values(row).returningAll().executeTakeFirstOrThrow();

@@ -2,12 +2,12 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { invalidField } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import type { IpRangesService } from '../ip-ranges/ip-ranges.service.ts';
 import type { PlayersService } from '../players/players.service.ts';
 import type { WebhooksService } from '../webhooks/webhooks.service.ts';
+import type { Audience } from './audience.ts';
 import type { EmbedCode } from './embed-code.ts';
 import type { WatchRepository } from './watch.repository.ts';
-import { showing, UUID } from './watch-rules.ts';
+import { UUID } from './watch-rules.ts';
 import type { AnalyticsBeacon } from './watch.schemas.ts';
 
 const REQUIRED = { view: 'percent_watched', identified_view: 'email', attention_span: 'buckets' } as const;
@@ -18,7 +18,7 @@ export class ViewerReportsService {
     private readonly db: Kysely<DB>,
     private readonly repo: WatchRepository,
     private readonly players: PlayersService,
-    private readonly ipRanges: IpRangesService,
+    private readonly audience: Audience,
     private readonly webhooks: WebhooksService,
     private readonly embed: EmbedCode,
   ) {}
@@ -26,18 +26,20 @@ export class ViewerReportsService {
   /**
    * Sends the report to the organization's analytics webhooks that subscribed to its type. Answers
    * false when there is nothing to report it about (an unknown player or chapter, a blocked address,
-   * a player out of its release window); a report missing what its type needs is a 422.
+   * a player out of its release window); a report missing what its type needs is a 422. `admit` runs
+   * once the report is known to be about a real chapter, before anything is sent: where the caller
+   * counts it against a limit, so that reports about nothing cannot fill the limits.
    */
-  async report(uuid: string, ip: string, beacon: AnalyticsBeacon): Promise<boolean> {
+  async report(uuid: string, ip: string, beacon: AnalyticsBeacon, admit: () => Promise<void> = async () => {}): Promise<boolean> {
     if (!UUID.test(uuid)) return false;
     const field = REQUIRED[beacon.type];
     if (beacon[field] === undefined) throw invalidField(field, `is required for ${beacon.type}`);
     const player = await this.repo.findPlayer(uuid.toLowerCase());
-    if (!player || (await this.ipRanges.isBlocked(player.organization_id, ip))) return false;
-    if (!showing(player, nowSeconds())) return false;
+    if (!player || (await this.audience.refusal(player, ip, nowSeconds()))) return false;
     // Chapters come in position order (ChaptersRepository.forPlayers), as the page lists them.
     const chapter = (await this.players.withChapters(player)).chapters_attributes[beacon.chapter];
     if (!chapter) return false;
+    await admit();
     const fields: Record<string, unknown> = {
       visitor_vidyard_uuid: beacon.visitor_uuid,
       player_uuid: player.uuid,

@@ -43,10 +43,15 @@ export class WatchPageService {
     private readonly live: LiveRepository,
   ) {}
 
-  async view(kind: PageKind, player: WatchPlayerRow, frameAncestors: string[] | null, approvalMessage: string | null): Promise<PageView> {
+  /** Where the page's media is fetched, with the viewer's grant (PlaybackService serves it). */
+  private playbackBase(player: WatchPlayerRow, grant: string): string {
+    return `${this.config.publicUrl}/play/${player.uuid}/${grant}`;
+  }
+
+  async view(kind: PageKind, player: WatchPlayerRow, grant: string, frameAncestors: string[] | null, approvalMessage: string | null): Promise<PageView> {
     // Chapters come in position order (ChaptersRepository.forPlayers).
     const { chapters_attributes: ordered } = await this.players.withChapters(player);
-    const chapters = await this.chapters(player, ordered);
+    const chapters = await this.chapters(player, grant, ordered);
     const embedCode = player.embed_enabled && player.embed_button ? this.embed.iframe(player.uuid, player.name, player.width, player.height) : null;
     return {
       kind,
@@ -56,7 +61,7 @@ export class WatchPageService {
       organizationName: player.organization_name,
       watchUrl: this.embed.watchUrl(player.uuid),
       embedUrl: this.embed.embedUrl(player.uuid),
-      poster: await this.poster(player.organization_id, player.uuid),
+      poster: await this.poster(player, grant),
       width: player.width,
       height: player.height,
       frameAncestors,
@@ -81,7 +86,11 @@ export class WatchPageService {
   }
 
   /** Each chapter with what it plays and its public events; organization defaults play once, on the first. */
-  private async chapters(player: WatchPlayerRow, ordered: Awaited<ReturnType<PlayersService['withChapters']>>['chapters_attributes']): Promise<PageChapter[]> {
+  private async chapters(
+    player: WatchPlayerRow,
+    grant: string,
+    ordered: Awaited<ReturnType<PlayersService['withChapters']>>['chapters_attributes'],
+  ): Promise<PageChapter[]> {
     const org = player.organization_id;
     const { rows } = await this.events.listRows(
       { organizationId: org, playerId: player.id, includeDefaults: true },
@@ -96,7 +105,7 @@ export class WatchPageService {
       const events = shown.filter((e) => e.chapter_id === chapter.id).map(toPageEvent);
       if (index === 0) events.push(...defaults);
       events.sort(byTime);
-      const media = await this.media(org, video?.id, video?.status ?? null, liveInstance, player);
+      const media = await this.media(org, video?.id, video?.status ?? null, liveInstance, player, grant);
       chapters.push({ position: chapter.position, name: video?.name ?? `Chapter ${index + 1}`, description: video?.description ?? null, ...media, events });
     }
     return chapters;
@@ -109,23 +118,24 @@ export class WatchPageService {
     status: string | null,
     liveInstance: LiveInstance,
     player: WatchPlayerRow,
+    grant: string,
   ): Promise<Pick<PageChapter, 'state' | 'sources' | 'captions'>> {
     if (videoId === undefined) return { state: 'unavailable', sources: [], captions: [] };
+    const base = this.playbackBase(player, grant);
     if (liveInstance && liveInstance.video_id === videoId && liveInstance.status !== 'unaired' && status !== 'ready') {
-      return {
-        state: 'live',
-        sources: [{ src: `${this.config.publicUrl}/live/${player.uuid}/index.m3u8`, type: 'application/vnd.apple.mpegurl', quality: 'live' }],
-        captions: [],
-      };
+      return { state: 'live', sources: [{ src: `${base}/live/index.m3u8`, type: 'application/vnd.apple.mpegurl', quality: 'live' }], captions: [] };
     }
     if (status !== 'ready') return { state: status === 'error' ? 'unavailable' : 'processing', sources: [], captions: [] };
-    const { urls } = await this.videoMedia.files(org, videoId);
+    const keys = await this.videoMedia.playableKeys(org, videoId);
     const order = player.default_hd ? (['hd', 'sd'] as const) : (['sd', 'hd'] as const);
-    const sources = order.flatMap((quality) => (urls[quality] ? [{ src: urls[quality], type: 'video/mp4', quality }] : []));
+    const sources = order.flatMap((quality) => {
+      const key = keys[quality];
+      return key ? [{ src: `${base}/files/${key}`, type: 'video/mp4', quality }] : [];
+    });
     const captions = (await this.captions.published(org, videoId))
       .filter((c) => c.vtt_url)
       .map((c) => ({
-        src: c.vtt_url!,
+        src: `${base}/captions/${c.id}.vtt`,
         srclang: c.language,
         label: c.localized_language_name || c.formatted_language_name || c.language,
         default: c.is_default,
@@ -133,8 +143,9 @@ export class WatchPageService {
     return { state: sources.length > 0 ? 'ready' : 'unavailable', sources, captions };
   }
 
-  async poster(org: number, uuid: string): Promise<string | null> {
-    const selected = await this.thumbnails.playerSelected(org, { uuid });
-    return selected[0]?.thumbnail.url ?? null;
+  /** The poster, a stored image fetched with the viewer's grant; null when none is stored. */
+  async poster(player: WatchPlayerRow, grant: string): Promise<string | null> {
+    const key = await this.thumbnails.posterKey(player.organization_id, player.uuid);
+    return key ? `${this.playbackBase(player, grant)}/files/${key}` : null;
   }
 }

@@ -8,7 +8,7 @@ import type { App, Deps } from '../../http/context.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { renderPage, renderRefusal } from '../../web/pages.ts';
 import { AccessCodeBody, AnalyticsBeacon, AssetParams, Oembed, OembedQuery, PageParams } from './watch.schemas.ts';
-import { WindowCounter } from '../../lib/window-counter.ts';
+import { createLimit, enforceLimit, limitReached } from '../../http/rate-limit.ts';
 import type { PageKind, PageView, RefusalReason } from './watch-view.ts';
 
 const assetsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../web/assets');
@@ -57,7 +57,10 @@ function parseCookies(header: string | undefined): Record<string, string> {
 export async function watchPageRoutes(app: App, { config, services }: Deps) {
   const watch = services.watch;
   // Wrong access codes: ten per address and player in ten minutes, so that a code cannot be guessed at speed.
-  const attempts = new WindowCounter(10, 10 * 60_000);
+  const TEN_MINUTES = 10 * 60_000;
+  /** Limits count per address and player: what one viewer does to one video. */
+  const visitorKey = (prefix: string) => (request: FastifyRequest) => `${prefix}:${request.ip}:${(request.params as { uuid: string }).uuid.toLowerCase()}`;
+  const attempts = createLimit(app, config.limits.accessCodeAttemptsPer10Minutes, TEN_MINUTES, visitorKey('code'));
   const origin = new URL(config.publicUrl).origin;
   const secure = config.publicUrl.startsWith('https:');
   const common = { public: true, media: true } as const;
@@ -84,9 +87,6 @@ export async function watchPageRoutes(app: App, { config, services }: Deps) {
     );
   }
 
-  /** Limits count per address and player. */
-  const visitorKey = (request: FastifyRequest, uuid: string) => `${request.ip} ${uuid.toLowerCase()}`;
-
   function ancestorsOf(view: PageView): string {
     if (view.kind === 'watch') return "'self'";
     if (!view.frameAncestors) return '*';
@@ -95,9 +95,7 @@ export async function watchPageRoutes(app: App, { config, services }: Deps) {
 
   async function answer(kind: PageKind, uuid: string, request: FastifyRequest, reply: FastifyReply, accessCode?: string) {
     const nonce = randomBytes(16).toString('base64');
-    const key = visitorKey(request, uuid);
-    if (accessCode !== undefined && attempts.blocked(key)) {
-      reply.header('retry-after', String(attempts.retryAfterSeconds(key)));
+    if (accessCode !== undefined && (await limitReached(attempts, request, reply, { increment: false, full: true }))) {
       return sendPage(
         reply,
         429,
@@ -113,13 +111,13 @@ export async function watchPageRoutes(app: App, { config, services }: Deps) {
       accessCode,
     });
     if (outcome.kind === 'granted') {
-      attempts.forget(key);
       const cookie = `${outcome.cookie.name}=${outcome.cookie.value}; Path=/; HttpOnly; Max-Age=2592000; ${secure ? 'SameSite=None; Secure' : 'SameSite=Lax'}`;
       // Post/redirect/get: the page is then an ordinary GET, and a reload does not send the code again.
       return reply.code(303).header('set-cookie', cookie).header('location', `/${kind}/${uuid}`).header('cache-control', 'no-store').send();
     }
     if (outcome.kind === 'refused') {
-      if (accessCode !== undefined && outcome.refusal.askCode) attempts.hit(key);
+      // Only wrong codes count, once the player is known to exist and to ask for one.
+      if (accessCode !== undefined && outcome.refusal.askCode) await attempts(request);
       return sendPage(reply, REFUSAL_STATUS[outcome.refusal.reason], nonce, kind === 'embed' ? '*' : "'self'", renderRefusal(outcome.refusal));
     }
     const oembed = `${config.publicUrl}/dashboard/v1.1/oembed?url=${encodeURIComponent(outcome.view.watchUrl)}&format=json`;
@@ -136,18 +134,14 @@ export async function watchPageRoutes(app: App, { config, services }: Deps) {
   }
 
   // Viewer reports: generous for a real player (a handful per chapter), a bound for a script that floods.
-  const reports = new WindowCounter(600, 10 * 60_000);
+  const reports = createLimit(app, config.limits.reportsPer10Minutes, TEN_MINUTES, visitorKey('report'));
   app.post(
     '/watch/:uuid/analytics',
     { config: { public: true }, schema: { hide: true, params: PageParams, body: AnalyticsBeacon } },
     async (request, reply) => {
-      const key = visitorKey(request, request.params.uuid);
-      if (reports.blocked(key)) {
-        reply.header('retry-after', String(reports.retryAfterSeconds(key)));
-        throw new AppError('rate_limited', 'Too many reports from this address; try again later');
-      }
-      reports.hit(key);
-      if (!(await services.viewerReports.report(request.params.uuid, request.ip, request.body))) throw notFound('player');
+      // Counted only once the report is about a real chapter of a player this address may see.
+      const sent = await services.viewerReports.report(request.params.uuid, request.ip, request.body, () => enforceLimit(reports, request, reply));
+      if (!sent) throw notFound('player');
       return reply.code(204).send();
     },
   );
@@ -180,7 +174,7 @@ export async function oembedRoutes(app: App, { services }: Deps, options: { hide
         const format = request.query.format?.toLowerCase() ?? 'json';
         if (format === 'xml') throw new AppError('not_implemented', 'Only format=json is supported');
         if (format !== 'json') throw new AppError('validation_failed', 'format must be json', [{ field: 'format', message: 'must be json' }]);
-        const outcome = await watch.oembed(request.query, version === 'v1.1');
+        const outcome = await watch.oembed(request.query, version === 'v1.1', request.ip);
         if (outcome.kind === 'not_found') throw notFound('video at that URL');
         if (outcome.kind === 'forbidden') throw new AppError('forbidden', outcome.message);
         return outcome.oembed;

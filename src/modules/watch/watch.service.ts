@@ -1,11 +1,12 @@
 import type { Config } from '../../config.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import type { IpRangesService } from '../ip-ranges/ip-ranges.service.ts';
 import type { AccessCodes } from './access-codes.ts';
+import type { Audience } from './audience.ts';
 import type { EmbedCode } from './embed-code.ts';
+import type { PlaybackGrants } from './playback-grants.ts';
 import type { WatchPlayerRow, WatchRepository } from './watch.repository.ts';
 import type { WatchPageService } from './watch-page.service.ts';
-import { domainAllows, embedDomains, expired, fitInto, hostOf, NOT_FOUND, released, showing, UUID, UUID_PATH } from './watch-rules.ts';
+import { domainAllows, embedDomains, fitInto, hostOf, NOT_FOUND, showing, UUID, UUID_PATH } from './watch-rules.ts';
 import type { OembedOutcome, OembedQuery, PageKind, PageOutcome, Refusal, Visitor } from './watch-view.ts';
 
 const refused = (refusal: Refusal): PageOutcome => ({ kind: 'refused', refusal });
@@ -21,17 +22,19 @@ export class WatchService {
     private readonly config: Config,
     private readonly repo: WatchRepository,
     private readonly pages: WatchPageService,
-    private readonly ipRanges: IpRangesService,
+    private readonly audience: Audience,
     private readonly accessCodes: AccessCodes,
     private readonly embed: EmbedCode,
+    private readonly grants: PlaybackGrants,
   ) {}
 
   /** What `GET /watch/:uuid` or `GET /embed/:uuid` shows this visitor (or, with a code typed in, grants). */
   async page(kind: PageKind, uuid: string, visitor: Visitor): Promise<PageOutcome> {
     const player = UUID.test(uuid) ? await this.repo.findPlayer(uuid.toLowerCase()) : undefined;
     if (!player) return refused(NOT_FOUND);
-    const window = await this.checkAudience(player, visitor.ip);
-    if (window) return window;
+    const now = nowSeconds();
+    const audience = await this.audience.refusal(player, visitor.ip, now);
+    if (audience) return refused(audience);
     const access = await this.repo.findAccessManager(player.id);
     let frameAncestors: string[] | null = null;
     if (kind === 'embed') {
@@ -45,24 +48,9 @@ export class WatchService {
       if (gate) return gate;
       approvalMessage = access?.enabled ? access.custom_approval_message : null;
     }
-    return { kind: 'page', view: await this.pages.view(kind, player, frameAncestors, approvalMessage) };
-  }
-
-  /** The organization's blocked ranges and the player's release window. */
-  private async checkAudience(player: WatchPlayerRow, ip: string): Promise<PageOutcome | null> {
-    if (await this.ipRanges.isBlocked(player.organization_id, ip)) {
-      return refused({ reason: 'blocked', title: 'Not available', message: 'This video is not available from your network.' });
-    }
-    const now = nowSeconds();
-    if (!released(player, now)) {
-      return refused({
-        reason: 'not_released',
-        title: 'Not released yet',
-        message: `This video will be available from ${new Date(player.release_date * 1000).toUTCString()}.`,
-      });
-    }
-    if (expired(player, now)) return refused({ reason: 'expired', title: 'Video expired', message: 'This video is no longer available.' });
-    return null;
+    // Past every rule: the page's media links carry a grant to this player (docs/watch.md).
+    const grant = this.grants.issue(player, kind, now);
+    return { kind: 'page', view: await this.pages.view(kind, player, grant, frameAncestors, approvalMessage) };
   }
 
   /** Embedding enabled, and the embedding page (its Referer) on an allowed domain when a list is set. */
@@ -83,18 +71,25 @@ export class WatchService {
 
   /**
    * The oEmbed description of a watch or embed URL of this service (any of its hosts, or one of the
-   * organization's own domains). `responsive` (v1.1) gives embed code that fills its container.
+   * organization's own domains). `responsive` (v1.1) gives embed code that fills its container. The
+   * page's rules apply: nothing for a blocked address or outside the release window, and a player
+   * behind an access code is described without its title and poster (the code form is what it shows).
    */
-  async oembed(query: OembedQuery, responsive: boolean): Promise<OembedOutcome> {
+  async oembed(query: OembedQuery, responsive: boolean, ip: string): Promise<OembedOutcome> {
     const player = await this.playerAt(query.url);
     if (!player) return { kind: 'not_found' };
+    const now = nowSeconds();
+    const refusal = await this.audience.refusal(player, ip, now);
+    if (refusal?.reason === 'blocked') return { kind: 'forbidden', message: refusal.message };
+    if (refusal || !showing(player, now)) return { kind: 'not_found' };
     if (!player.embed_enabled) return { kind: 'forbidden', message: 'This video cannot be embedded' };
-    if (!showing(player, nowSeconds())) return { kind: 'not_found' };
     const size = fitInto(player.width, player.height, query.maxwidth, query.maxheight);
-    const poster = await this.pages.poster(player.organization_id, player.uuid);
+    const open = !player.access_code;
+    const title = open ? player.name : 'Protected video';
+    const poster = open ? await this.pages.poster(player, this.grants.issue(player, 'embed', now)) : null;
     const html = responsive
-      ? this.embed.responsiveIframe(player.uuid, player.name, size.width, size.height)
-      : this.embed.iframe(player.uuid, player.name, size.width, size.height);
+      ? this.embed.responsiveIframe(player.uuid, title, size.width, size.height)
+      : this.embed.iframe(player.uuid, title, size.width, size.height);
     return {
       kind: 'ok',
       oembed: {
@@ -102,7 +97,7 @@ export class WatchService {
         type: 'video',
         provider_name: 'Reelbase',
         provider_url: this.config.publicUrl,
-        title: player.name,
+        title,
         author_name: player.organization_name,
         html,
         width: size.width,

@@ -1,0 +1,60 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
+import { AppError } from '../lib/errors.ts';
+
+export type RateLimitBackend = { redisUrl: string } | { store: new () => object };
+
+/**
+ * @fastify/rate-limit, counting in Redis when REDIS_URL is set and in the database otherwise: either
+ * way every process of a deployment shares the counts (docs/security.md). No route is limited by
+ * default (`global: false`); routes call a limit where they have checked what they can cheaply.
+ */
+export async function registerRateLimits(app: FastifyInstance, backend: RateLimitBackend): Promise<void> {
+  if ('redisUrl' in backend) {
+    const redis = new Redis(backend.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+    app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
+    await app.register(rateLimit, { global: false, redis, nameSpace: 'reelbase:limit:' });
+  } else {
+    await app.register(rateLimit, { global: false, store: backend.store as never });
+  }
+}
+
+export type Limit = (
+  request: FastifyRequest,
+  options?: { increment?: boolean },
+) => Promise<{ isAllowed: boolean; max?: number; remaining?: number; ttlInSeconds?: number; isExceeded?: boolean }>;
+
+/** A limit of `max` per `windowMs`, counted per the key `keyOf` gives a request. */
+export function createLimit(app: FastifyInstance, max: number, windowMs: number, keyOf: (request: FastifyRequest) => string): Limit {
+  return app.createRateLimit({ max, timeWindow: windowMs, keyGenerator: keyOf });
+}
+
+/**
+ * Counts one request against a limit (or, with `increment: false`, only looks), answers the
+ * RateLimit-* headers, and tells whether the request is past the limit (then with Retry-After).
+ * `full`: refused once the count reaches the maximum (for limits that count failures: the next try
+ * is refused before it is made).
+ */
+export async function limitReached(
+  limit: Limit,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: { increment?: boolean; full?: boolean } = {},
+): Promise<boolean> {
+  const state = await limit(request, { increment: options.increment ?? true });
+  if (state.isAllowed || state.max === undefined) return false;
+  const remaining = state.remaining ?? 0;
+  reply
+    .header('ratelimit-limit', state.max)
+    .header('ratelimit-remaining', remaining)
+    .header('ratelimit-reset', state.ttlInSeconds ?? 0);
+  if (!state.isExceeded && !(options.full && remaining <= 0)) return false;
+  reply.header('retry-after', Math.max(1, state.ttlInSeconds ?? 1));
+  return true;
+}
+
+/** As limitReached, refusing with 429 rate_limited past the limit. */
+export async function enforceLimit(limit: Limit, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (await limitReached(limit, request, reply)) throw new AppError('rate_limited', 'Too many requests from this address; try again later');
+}

@@ -1,0 +1,23 @@
+import type { Readable } from 'node:stream';
+import { contentTypeOf } from './content-types.ts';
+import type { ByteRange, FileStore, StoredFile } from './file-store.ts';
+
+/** A stored file the domain decided may be served: its facts, and how to read it (whole or one range). */
+export interface ServedFile {
+  size: number;
+  modifiedMs: number;
+  contentType: string;
+  /** How long a client may keep it. */
+  maxAgeSeconds: number;
+  open(range?: ByteRange): Promise<Readable>;
+}
+
+export function servedFile(store: FileStore, key: string, stat: StoredFile, maxAgeSeconds: number): ServedFile {
+  return {
+    size: stat.size,
+    modifiedMs: stat.modifiedMs,
+    contentType: contentTypeOf(key),
+    maxAgeSeconds: Math.max(0, maxAgeSeconds),
+    open: (range) => store.createReadStream(key, range),
+  };
+}

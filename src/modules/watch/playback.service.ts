@@ -1,0 +1,80 @@
+import { AppError, notFound } from '../../lib/errors.ts';
+import { nowSeconds } from '../../lib/time.ts';
+import { isValidKey } from '../../media/file-store.ts';
+import type { Media } from '../../media/media.ts';
+import { servedFile, type ServedFile } from '../../media/served-file.ts';
+import type { CaptionFile, CaptionsService } from '../captions/captions.service.ts';
+import type { LivePlaybackService } from '../live/live-playback.service.ts';
+import type { PlayersService } from '../players/players.service.ts';
+import type { Audience } from './audience.ts';
+import type { PlaybackGrants } from './playback-grants.ts';
+import type { WatchPlayerRow, WatchRepository } from './watch.repository.ts';
+import { UUID } from './watch-rules.ts';
+
+/** Longest a viewer's browser keeps a media file: the rules may change (a range blocked, a code set). */
+const MAX_CACHE_SECONDS = 3600;
+
+/**
+ * Every byte of a player's media that its pages link to (video files, poster, captions, live HLS),
+ * served only to a viewer who carries a valid playback grant of that player (docs/watch.md), and only
+ * while the page's rules still let that viewer in.
+ */
+export class PlaybackService {
+  constructor(
+    private readonly repo: WatchRepository,
+    private readonly grants: PlaybackGrants,
+    private readonly audience: Audience,
+    private readonly players: PlayersService,
+    private readonly captions: CaptionsService,
+    private readonly live: LivePlaybackService,
+    private readonly media: Media,
+  ) {}
+
+  /** The player, when the grant is its own, valid and unexpired, and the rules let this address in now. */
+  private async admit(uuid: string, grant: string, ip: string): Promise<WatchPlayerRow> {
+    const player = UUID.test(uuid) ? await this.repo.findPlayer(uuid.toLowerCase()) : undefined;
+    if (!player) throw notFound('video');
+    const now = nowSeconds();
+    const kind = this.grants.verify(player, grant, now);
+    if (!kind) throw new AppError('forbidden', 'This playback link is not valid or has expired: open the video page again');
+    const refusal = await this.audience.refusal(player, ip, now);
+    if (refusal) throw new AppError('forbidden', refusal.message);
+    if (kind === 'embed' && !player.embed_enabled) throw new AppError('forbidden', 'This video cannot be embedded');
+    return player;
+  }
+
+  private async videosOf(player: WatchPlayerRow) {
+    return (await this.players.withChapters(player)).chapters_attributes.flatMap((c) => (c.video_attributes ? [c.video_attributes] : []));
+  }
+
+  /** A stored file of one of the player's videos (a rendition, a thumbnail): everything under the video's folder. */
+  async file(uuid: string, grant: string, ip: string, key: string): Promise<ServedFile> {
+    const player = await this.admit(uuid, grant, ip);
+    const videos = await this.videosOf(player);
+    if (!isValidKey(key) || !videos.some((v) => key.startsWith(`videos/${v.uuid}/`))) throw notFound('file');
+    const stat = await this.media.store.stat(key);
+    if (!stat) throw notFound('file');
+    return servedFile(this.media.store, key, stat, MAX_CACHE_SECONDS);
+  }
+
+  /** A published caption of one of the player's videos, as WebVTT. */
+  async caption(uuid: string, grant: string, ip: string, id: number): Promise<CaptionFile> {
+    const player = await this.admit(uuid, grant, ip);
+    const videos = await this.videosOf(player);
+    return this.captions.publishedVtt(
+      player.organization_id,
+      videos.map((v) => v.id),
+      id,
+    );
+  }
+
+  async livePlaylist(uuid: string, grant: string, ip: string): Promise<{ text: string; onAir: boolean }> {
+    const player = await this.admit(uuid, grant, ip);
+    return this.live.playlist(player.uuid);
+  }
+
+  async liveSegment(uuid: string, grant: string, ip: string, part: string, segment: string): Promise<{ file: string; size: number }> {
+    const player = await this.admit(uuid, grant, ip);
+    return this.live.segment(player.uuid, part, segment);
+  }
+}
