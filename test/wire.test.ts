@@ -7,6 +7,7 @@ import ExcelJS from 'exceljs';
 import Fastify from 'fastify';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseCsv } from './helpers/csv.ts';
 import { registerErrorHandling } from '../src/http/error-handler.ts';
 import { parseQueryString, registerRequestParsing } from '../src/http/request-parsing.ts';
 import { registerValidation } from '../src/http/validation.ts';
@@ -32,39 +33,6 @@ function expectError(res: Response, status: number, code: string) {
     expect(typeof d.field).toBe('string');
     expect(typeof d.message).toBe('string');
   }
-}
-
-/** A small RFC 4180 reader (quoted fields, doubled quotes, CRLF or LF), independent of the writer. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      row.push(field);
-      field = '';
-    } else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && text[i + 1] === '\n') i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else field += ch;
-  }
-  if (field !== '' || row.length > 0) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows;
 }
 
 /** How a JSON value of a list item is expected to look in one CSV cell. */

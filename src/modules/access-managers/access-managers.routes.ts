@@ -1,6 +1,5 @@
 import type { App, Deps } from '../../http/context.ts';
-import { arrayOrEnvelope } from '../../http/paging.ts';
-import { pageOf } from '../../lib/paging.ts';
+import { answerArrayOrEnvelope } from '../../http/paging.ts';
 import { IdParams } from '../../lib/schemas.ts';
 import { AccessManager, AccessManagerList, AccessManagerListQuery, UpdateAccessManagerBody } from './access-managers.schemas.ts';
 
@@ -21,11 +20,7 @@ export default async function accessManagersRoutes(app: App, { config, services 
         response: { 200: AccessManagerList },
       },
     },
-    async (req) => {
-      const page = pageOf(req.query, config.listDefaultCap);
-      const { items, total } = await service.list(req.auth.organizationId, req.query, page);
-      return arrayOrEnvelope('access_managers', items, page, total);
-    },
+    async (req) => answerArrayOrEnvelope('access_managers', req.query, config.listDefaultCap, (page) => service.list(req.auth.organizationId, req.query, page)),
   );
 
   app.get(

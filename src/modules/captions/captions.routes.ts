@@ -1,8 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import type { App, Deps } from '../../http/context.ts';
-import { arrayOrEnvelope } from '../../http/paging.ts';
-import { pageOf } from '../../lib/paging.ts';
+import { answerArrayOrEnvelope } from '../../http/paging.ts';
 import { ErrorBody } from '../../http/schemas.ts';
 import { IdParams } from '../../lib/schemas.ts';
 import {
@@ -70,10 +69,10 @@ export default async function captionsRoutes(app: App, { config, services }: Dep
       },
     },
     async (req) => {
-      const page = pageOf(req.query, config.listDefaultCap);
-      const { items, total } = await service.list(req.auth.organizationId, req.params.video_id, req.query, page);
       // Like GET /v1/videos: a bare array without per_page, the envelope with it.
-      return arrayOrEnvelope('captions', items, page, total);
+      return answerArrayOrEnvelope('captions', req.query, config.listDefaultCap, (page) =>
+        service.list(req.auth.organizationId, req.params.video_id, req.query, page),
+      );
     },
   );
 

@@ -1,8 +1,7 @@
 import type { App, Deps } from '../../http/context.ts';
 import { mapMaybe } from '../../lib/maybe-promise.ts';
 import { sharedBodySender } from '../../http/shared-body.ts';
-import { listEnvelope } from '../../http/paging.ts';
-import { pageOf } from '../../lib/paging.ts';
+import { answerEnvelope } from '../../http/paging.ts';
 import {
   Cta,
   CtaCreateBody,
@@ -89,11 +88,8 @@ export default async function ctasRoutes(app: App, { config, services }: Deps) {
       config: { list: 'ctas' },
       schema: { tags, summary: "A chapter's CTAs", params: IdParams, querystring: CtaListQuery, response: { 200: CtaList } },
     },
-    async (request) => {
-      const page = pageOf(request.query, config.listDefaultCap);
-      const { ctas: items, total } = await ctas.listForChapter(request.auth.organizationId, request.params.id, page);
-      return listEnvelope('ctas', items, page, total);
-    },
+    async (request) =>
+      answerEnvelope('ctas', request.query, config.listDefaultCap, (page) => ctas.listForChapter(request.auth.organizationId, request.params.id, page)),
   );
 
   // `/players/uuid=:uuid/...` is a static prefix plus a parameter in find-my-way: it wins over
@@ -104,16 +100,10 @@ export default async function ctasRoutes(app: App, { config, services }: Deps) {
       config: { list: 'ctas' },
       schema: { tags, summary: "A player's CTAs", params: IdParams, querystring: PlayerCtaListQuery, response: { 200: CtaList } },
     },
-    async (request) => {
-      const page = pageOf(request.query, config.listDefaultCap);
-      const { ctas: items, total } = await ctas.listForPlayer(
-        request.auth.organizationId,
-        { id: request.params.id },
-        request.query.include_defaults ?? false,
-        page,
-      );
-      return listEnvelope('ctas', items, page, total);
-    },
+    async (request) =>
+      answerEnvelope('ctas', request.query, config.listDefaultCap, (page) =>
+        ctas.listForPlayer(request.auth.organizationId, { id: request.params.id }, request.query.include_defaults ?? false, page),
+      ),
   );
 
   app.get(
@@ -122,16 +112,10 @@ export default async function ctasRoutes(app: App, { config, services }: Deps) {
       config: { list: 'ctas' },
       schema: { tags, summary: "A player's CTAs, by player UUID", params: UuidParams, querystring: PlayerCtaListQuery, response: { 200: CtaList } },
     },
-    async (request) => {
-      const page = pageOf(request.query, config.listDefaultCap);
-      const { ctas: items, total } = await ctas.listForPlayer(
-        request.auth.organizationId,
-        { uuid: request.params.uuid },
-        request.query.include_defaults ?? false,
-        page,
-      );
-      return listEnvelope('ctas', items, page, total);
-    },
+    async (request) =>
+      answerEnvelope('ctas', request.query, config.listDefaultCap, (page) =>
+        ctas.listForPlayer(request.auth.organizationId, { uuid: request.params.uuid }, request.query.include_defaults ?? false, page),
+      ),
   );
 
   app.get(

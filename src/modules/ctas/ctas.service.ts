@@ -105,13 +105,13 @@ export class CtasService {
   async listForChapter(organizationId: number, chapterId: number, page: Page) {
     await this.events.resolveChapter(organizationId, chapterId);
     const { rows, total } = await this.events.listRows({ organizationId, chapterId }, page);
-    return { ctas: rows.map(toCta), total };
+    return { items: rows.map(toCta), total };
   }
 
   async listForPlayer(organizationId: number, ref: PlayerRef, includeDefaults: boolean, page: Page) {
     const player = await this.events.resolvePlayer(organizationId, ref);
     const { rows, total } = await this.events.listRows({ organizationId, playerId: player.id, includeDefaults }, page);
-    return { ctas: rows.map(toCta), total };
+    return { items: rows.map(toCta), total };
   }
 
   /** Counts the player's own CTAs (events on its chapters) by state; defaults are not counted. */

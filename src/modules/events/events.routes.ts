@@ -1,7 +1,7 @@
 import type { App, Deps } from '../../http/context.ts';
 import { mapMaybe } from '../../lib/maybe-promise.ts';
 import { sharedBodySender } from '../../http/shared-body.ts';
-import { listEnvelope } from '../../http/paging.ts';
+import { answerEnvelope } from '../../http/paging.ts';
 import { pageOf } from '../../lib/paging.ts';
 import {
   Event,
@@ -50,10 +50,8 @@ export default async function eventsRoutes(app: App, { config, services }: Deps)
       schema: { tags, summary: "The organization's events", querystring: EventListQuery, response: { 200: EventList } },
     },
     async (request) => {
-      const page = pageOf(request.query, config.listDefaultCap);
       const { event_type, state } = request.query;
-      const { events: items, total } = await events.list(request.auth.organizationId, { event_type, state }, page);
-      return listEnvelope('events', items, page, total);
+      return answerEnvelope('events', request.query, config.listDefaultCap, (page) => events.list(request.auth.organizationId, { event_type, state }, page));
     },
   );
 
@@ -64,10 +62,10 @@ export default async function eventsRoutes(app: App, { config, services }: Deps)
       schema: { tags, summary: 'Search events by text in name, description or html', querystring: EventSearchQuery, response: { 200: EventList } },
     },
     async (request) => {
-      const page = pageOf(request.query, config.listDefaultCap);
       const { event_type, state, query } = request.query;
-      const { events: items, total } = await events.list(request.auth.organizationId, { event_type, state, query }, page);
-      return listEnvelope('events', items, page, total);
+      return answerEnvelope('events', request.query, config.listDefaultCap, (page) =>
+        events.list(request.auth.organizationId, { event_type, state, query }, page),
+      );
     },
   );
 

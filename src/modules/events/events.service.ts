@@ -199,7 +199,7 @@ export class EventsService {
       { organizationId, eventTypes: query.event_type, state: query.state, text: query.query?.trim() || undefined },
       page,
     );
-    return { events: rows.map(toEvent), total };
+    return { items: rows.map(toEvent), total };
   }
 
   /** A copy of the event; it keeps the placement and content and starts as a draft unless told otherwise. */

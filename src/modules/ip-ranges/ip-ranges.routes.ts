@@ -1,6 +1,5 @@
 import type { App, Deps } from '../../http/context.ts';
-import { arrayOrEnvelope } from '../../http/paging.ts';
-import { pageOf } from '../../lib/paging.ts';
+import { answerArrayOrEnvelope } from '../../http/paging.ts';
 import { IdParams } from '../../lib/schemas.ts';
 import { BlacklistedIpRange, CreateIpRangeBody, IpRangeList, IpRangeListQuery } from './ip-ranges.schemas.ts';
 
@@ -22,11 +21,7 @@ export default async function ipRangesRoutes(app: App, { config, services }: Dep
         response: { 200: IpRangeList },
       },
     },
-    async (req) => {
-      const page = pageOf(req.query, config.listDefaultCap);
-      const { items, total } = await service.list(req.auth.organizationId, page);
-      return arrayOrEnvelope('blacklisted_ip_ranges', items, page, total);
-    },
+    async (req) => answerArrayOrEnvelope('blacklisted_ip_ranges', req.query, config.listDefaultCap, (page) => service.list(req.auth.organizationId, page)),
   );
 
   app.post(

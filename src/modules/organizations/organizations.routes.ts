@@ -1,6 +1,5 @@
 import type { App, Deps } from '../../http/context.ts';
-import { arrayOrEnvelope } from '../../http/paging.ts';
-import { pageOf } from '../../lib/paging.ts';
+import { answerArrayOrEnvelope } from '../../http/paging.ts';
 import { IdParams } from '../../lib/schemas.ts';
 import { AccountList, FamilyTree, Organization, OrganizationList, OrganizationListQuery, UpdateOrganizationBody } from './organizations.schemas.ts';
 
@@ -20,11 +19,7 @@ export default async function organizationsRoutes(app: App, { config, services }
         response: { 200: OrganizationList },
       },
     },
-    async (req) => {
-      const page = pageOf(req.query, config.listDefaultCap);
-      const { items, total } = await service.list(req.auth.organizationId, page);
-      return arrayOrEnvelope('organizations', items, page, total);
-    },
+    async (req) => answerArrayOrEnvelope('organizations', req.query, config.listDefaultCap, (page) => service.list(req.auth.organizationId, page)),
   );
 
   app.get(
@@ -38,11 +33,7 @@ export default async function organizationsRoutes(app: App, { config, services }
         response: { 200: AccountList },
       },
     },
-    async (req) => {
-      const page = pageOf(req.query, config.listDefaultCap);
-      const { items, total } = await service.list(req.auth.organizationId, page);
-      return arrayOrEnvelope('accounts', items, page, total);
-    },
+    async (req) => answerArrayOrEnvelope('accounts', req.query, config.listDefaultCap, (page) => service.list(req.auth.organizationId, page)),
   );
 
   app.get(

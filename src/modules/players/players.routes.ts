@@ -1,6 +1,5 @@
 import type { App, Deps } from '../../http/context.ts';
-import { arrayOrEnvelope } from '../../http/paging.ts';
-import { pageOf } from '../../lib/paging.ts';
+import { answerArrayOrEnvelope } from '../../http/paging.ts';
 import { IdParams, UuidParams } from '../../lib/schemas.ts';
 import { CreatePlayerBody, Player, PlayerList, PlayerListQuery, UpdatePlayerBody } from './players.schemas.ts';
 
@@ -30,10 +29,8 @@ export default async function playersRoutes(app: App, { config, services }: Deps
       },
     },
     async (req) => {
-      const page = pageOf(req.query, config.listDefaultCap);
-      const { items, total } = await players.list(req.auth.organizationId, req.query, page);
       // Without per_page the reference answers a bare array; with it, the envelope.
-      return arrayOrEnvelope('players', items, page, total);
+      return answerArrayOrEnvelope('players', req.query, config.listDefaultCap, (page) => players.list(req.auth.organizationId, req.query, page));
     },
   );
 

@@ -1,6 +1,5 @@
 import type { App, Deps } from '../../http/context.ts';
-import { arrayOrEnvelope } from '../../http/paging.ts';
-import { pageOf } from '../../lib/paging.ts';
+import { answerArrayOrEnvelope } from '../../http/paging.ts';
 import {
   CreateTagBody,
   DeleteTagsBody,
@@ -42,11 +41,7 @@ export default async function tagsRoutes(app: App, { config, services }: Deps) {
         response: { 200: TagList },
       },
     },
-    async (req) => {
-      const page = pageOf(req.query, config.listDefaultCap);
-      const { items, total } = await service.list(req.auth.organizationId, req.query, page);
-      return arrayOrEnvelope('tags', items, page, total);
-    },
+    async (req) => answerArrayOrEnvelope('tags', req.query, config.listDefaultCap, (page) => service.list(req.auth.organizationId, req.query, page)),
   );
 
   app.get(

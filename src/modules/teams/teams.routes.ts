@@ -1,6 +1,5 @@
 import type { App, Deps } from '../../http/context.ts';
-import { listEnvelope } from '../../http/paging.ts';
-import { pageOf } from '../../lib/paging.ts';
+import { answerEnvelope } from '../../http/paging.ts';
 import { IdParams } from '../../lib/schemas.ts';
 import { CreateTeamBody, Team, TeamList, TeamListQuery, UpdateTeamBody } from './teams.schemas.ts';
 
@@ -21,10 +20,8 @@ export default async function teamsRoutes(app: App, { config, services }: Deps) 
       },
     },
     async (req) => {
-      const page = pageOf(req.query, config.listDefaultCap);
-      const { items, total } = await service.list(req.auth.organizationId, req.query, page);
       // Always the {teams, summary} envelope, as the spec shows.
-      return listEnvelope('teams', items, page, total);
+      return answerEnvelope('teams', req.query, config.listDefaultCap, (page) => service.list(req.auth.organizationId, req.query, page));
     },
   );
 

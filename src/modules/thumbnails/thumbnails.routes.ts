@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { App, Deps } from '../../http/context.ts';
-import { arrayOrEnvelope } from '../../http/paging.ts';
-import { pageOf } from '../../lib/paging.ts';
+import { answerArrayOrEnvelope } from '../../http/paging.ts';
 import { IdParams } from '../../lib/schemas.ts';
 import {
   PlayerIdParams,
@@ -49,9 +48,9 @@ export default async function thumbnailsRoutes(app: App, { config, services }: D
       },
     },
     async (req) => {
-      const page = pageOf(req.query, config.listDefaultCap);
-      const { items, total } = await service.listForVideo(req.auth.organizationId, req.params.video_id, page);
-      return arrayOrEnvelope('thumbnails', items, page, total);
+      return answerArrayOrEnvelope('thumbnails', req.query, config.listDefaultCap, (page) =>
+        service.listForVideo(req.auth.organizationId, req.params.video_id, page),
+      );
     },
   );
 

@@ -1,6 +1,5 @@
 import type { App, Deps } from '../../http/context.ts';
-import { arrayOrEnvelope } from '../../http/paging.ts';
-import { pageOf } from '../../lib/paging.ts';
+import { answerArrayOrEnvelope } from '../../http/paging.ts';
 import { IdParams } from '../../lib/schemas.ts';
 import { CreateUserBody, RoleUserParams, RoleUsersParams, UpdateUserBody, User, UserList, UserListQuery } from './users.schemas.ts';
 
@@ -20,11 +19,7 @@ export default async function usersRoutes(app: App, { config, services }: Deps) 
         response: { 200: UserList },
       },
     },
-    async (req) => {
-      const page = pageOf(req.query, config.listDefaultCap);
-      const { items, total } = await service.list(req.auth.organizationId, req.query, page);
-      return arrayOrEnvelope('users', items, page, total);
-    },
+    async (req) => answerArrayOrEnvelope('users', req.query, config.listDefaultCap, (page) => service.list(req.auth.organizationId, req.query, page)),
   );
 
   app.get(
@@ -47,11 +42,8 @@ export default async function usersRoutes(app: App, { config, services }: Deps) 
         response: { 200: UserList },
       },
     },
-    async (req) => {
-      const page = pageOf(req.query, config.listDefaultCap);
-      const { items, total } = await service.list(req.auth.organizationId, req.query, page, req.params.role_id);
-      return arrayOrEnvelope('users', items, page, total);
-    },
+    async (req) =>
+      answerArrayOrEnvelope('users', req.query, config.listDefaultCap, (page) => service.list(req.auth.organizationId, req.query, page, req.params.role_id)),
   );
 
   app.get(

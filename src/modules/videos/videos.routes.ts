@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
 import type { App, Deps } from '../../http/context.ts';
-import { arrayOrEnvelope } from '../../http/paging.ts';
-import { pageOf } from '../../lib/paging.ts';
+import { answerArrayOrEnvelope } from '../../http/paging.ts';
 import { Summary } from '../../lib/schemas.ts';
 import { IdParams } from '../../lib/schemas.ts';
 import {
@@ -43,10 +42,8 @@ export default async function videosRoutes(app: App, { config, services }: Deps)
       },
     },
     async (req) => {
-      const page = pageOf(req.query, config.listDefaultCap);
-      const { items, total } = await videos.list(req.auth.organizationId, req.query, page);
       // Without per_page the reference answers a bare array; with it, the envelope.
-      return arrayOrEnvelope('videos', items, page, total);
+      return answerArrayOrEnvelope('videos', req.query, config.listDefaultCap, (page) => videos.list(req.auth.organizationId, req.query, page));
     },
   );
 
