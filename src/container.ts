@@ -175,7 +175,7 @@ export function createContainer({ config, database, mailer = createMailer(config
       embed,
       grants,
     ),
-    playback: new PlaybackService(r.watch, grants, audience, players, captions, livePlayback, media),
+    playback: new PlaybackService(r.watch, grants, audience, players, captions, livePlayback, media, thumbnails),
     viewerReports: new ViewerReportsService(db, r.watch, players, audience, webhooks, embed),
     webhooks,
   };

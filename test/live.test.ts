@@ -306,11 +306,18 @@ describe.each(dialects)('live streams API on %s', (dialect) => {
       // With paging: air_date ascending (unset as 0), then descending.
       expect(idsOf(await list('?per_page=10&order_by=air_date'))).toEqual([ids[2], ids[1], ids[3], ids[0], ids[4]]);
       expect(idsOf(await list('?per_page=10&order_by=air_date&direction=desc'))).toEqual([ids[4], ids[0], ids[3], ids[1], ids[2]]);
-      expect(idsOf(await list('?page=1&order_by=start_time&direction=desc'))).toEqual([ids[1], ids[3], ids[2], ids[0], ids[4]]);
+      // Ties (unset start_time: 0) follow the direction too: id descending.
+      expect(idsOf(await list('?page=1&order_by=start_time&direction=desc'))).toEqual([ids[1], ids[3], ids[2], ids[4], ids[0]]);
       // direction without order_by changes nothing.
       expect(idsOf(await list('?per_page=10&direction=desc'))).toEqual(ids);
       expect(idsOf(await list('?per_page=2&page=1&order_by=created_at&direction=desc')).length).toBe(2);
       expect((await list('?per_page=10&order_by=updated_at')).status).toBe(200);
+    });
+
+    it('breaks ties of order_by in the direction asked: equal created_at seconds, newer first for desc', async () => {
+      await t.database.db.updateTable('live_stream_instances').set({ created_at: 1_900_000_000 }).where('id', 'in', ids).execute();
+      expect(idsOf(await list('?per_page=10&order_by=created_at&direction=desc'))).toEqual([...ids].reverse());
+      expect(idsOf(await list('?per_page=10&order_by=created_at&direction=asc'))).toEqual(ids);
     });
 
     it('answers 422 on unknown values of states, order_by and direction', async () => {

@@ -174,6 +174,49 @@ describe.each(dialects)('every way to a player media applies the page rules (%s)
     expect((await get(vtt, BLOCKED)).statusCode).toBe(403);
   });
 
+  it('the stable poster address checks the rules at every fetch: blocked networks, release window, access codes', async () => {
+    const { player, videoId } = await readyPlayer();
+    const { uuid: videoUuid } = await t.database.db.selectFrom('videos').select('uuid').where('id', '=', videoId).executeTakeFirstOrThrow();
+    const key = `videos/${videoUuid}/thumbnails/poster.jpg`;
+    fs.mkdirSync(path.join(t.config.mediaDir, path.dirname(key)), { recursive: true });
+    fs.writeFileSync(path.join(t.config.mediaDir, key), 'poster bytes');
+    const now = Math.floor(Date.now() / 1000);
+    await t.database.db
+      .insertInto('thumbnails')
+      .values({
+        organization_id: org.organizationId,
+        video_id: videoId,
+        uuid: `${videoUuid.slice(0, 30)}-p`,
+        kind: 'generated',
+        path: key,
+        url: null,
+        millisecond: 1000,
+        width: 640,
+        height: 360,
+        selected: true,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    const poster = (ip = VIEWER) => get(`/posters/${player.uuid}`, ip);
+    expect((await poster()).statusCode).toBe(200);
+    expect((await poster()).body).toBe('poster bytes');
+    expect((await poster(BLOCKED)).statusCode).toBe(403);
+    await t.database.db
+      .updateTable('players')
+      .set({ release_date: now + 3600 })
+      .where('id', '=', player.id)
+      .execute();
+    expect((await poster()).statusCode).toBe(403);
+    await t.database.db
+      .updateTable('players')
+      .set({ release_date: now - 10, access_code: 'sesame' })
+      .where('id', '=', player.id)
+      .execute();
+    expect((await poster()).statusCode).toBe(404);
+    expect((await get('/posters/00000000-0000-0000-0000-000000000000')).statusCode).toBe(404);
+  });
+
   it('oEmbed applies the page rules: nothing for a blocked address, no title or poster behind an access code', async () => {
     const { player } = await readyPlayer({ name: 'Board meeting' });
     const oembed = (ip: string) => get(`${P}/oembed?url=${encodeURIComponent(`http://reelbase.test/watch/${player.uuid}`)}`, ip);

@@ -501,7 +501,21 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
       expect(fetched.body).toBe('jpeg bytes');
       const html = (await page(`/watch/${withThumb.uuid}`)).html;
       expect(html).toMatch(new RegExp(`poster="http://reelbase\\.test/play/${withThumb.uuid}/w\\d+\\.[\\w-]{32}/files/${key}"`));
-      expect(html).toMatch(/<meta property="og:image" content="http:\/\/reelbase\.test\/play\//);
+      // Link previews and search engines get the stable address, which checks the rules at each fetch.
+      expect(html).toContain(`<meta property="og:image" content="http://reelbase.test/posters/${withThumb.uuid}">`);
+      expect(html).toContain(`<meta property="og:video" content="http://reelbase.test/embed/${withThumb.uuid}">`);
+      const ld = JSON.parse(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(html)![1]);
+      expect(ld).toMatchObject({
+        '@context': 'https://schema.org',
+        '@type': 'VideoObject',
+        url: `http://reelbase.test/watch/${withThumb.uuid}`,
+        embedUrl: `http://reelbase.test/embed/${withThumb.uuid}`,
+        thumbnailUrl: `http://reelbase.test/posters/${withThumb.uuid}`,
+      });
+      expect(new Date(ld.uploadDate).getTime()).toBeGreaterThan(0);
+      const stable = await t.app.inject({ method: 'GET', url: `/posters/${withThumb.uuid}`, remoteAddress: '203.0.113.7' });
+      expect(stable.statusCode).toBe(200);
+      expect(stable.body).toBe('jpeg bytes');
     });
   });
 
@@ -518,5 +532,12 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
     expect(hls.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(hls.body).toContain('Hls');
     for (const url of ['/web/pages.ts', '/web/..%2Fapp.ts', '/web/']) expect((await t.app.inject({ method: 'GET', url })).statusCode).toBe(404);
+  });
+
+  it('answers /favicon.ico, which every browser asks for', async () => {
+    const icon = await t.app.inject({ method: 'GET', url: '/favicon.ico' });
+    expect(icon.statusCode).toBe(200);
+    expect(icon.headers['content-type']).toBe('image/svg+xml');
+    expect(icon.body).toContain('<svg');
   });
 });

@@ -69,6 +69,24 @@ function configScript(view: PageView, nonce: string): string {
 <script src="/web/player.js" nonce="${nonce}"></script>`;
 }
 
+/** schema.org VideoObject of a page, for search engines (https://schema.org/VideoObject). */
+function videoObject(view: PageView): Record<string, unknown> {
+  const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+  return {
+    '@context': 'https://schema.org',
+    '@type': 'VideoObject',
+    name: view.name,
+    description: view.description ?? view.name,
+    url: view.watchUrl,
+    embedUrl: view.embedUrl,
+    uploadDate: iso(view.releasedAt),
+    ...(view.expiresAt ? { expires: iso(view.expiresAt) } : {}),
+    ...(view.sharePoster ? { thumbnailUrl: view.sharePoster } : {}),
+    ...(view.duration !== null ? { duration: `PT${view.duration}S` } : {}),
+    publisher: { '@type': 'Organization', name: view.organizationName },
+  };
+}
+
 /** The share page (`/watch/:uuid`) or the iframe page (`/embed/:uuid`). */
 export function renderPage(view: PageView, nonce: string, oembedUrl: string): string {
   const color = colorOf(view.settings.color, DEFAULT_ACCENT);
@@ -79,7 +97,14 @@ export function renderPage(view: PageView, nonce: string, oembedUrl: string): st
     `<meta property="og:title" content="${escapeHtml(view.name)}">`,
     `<meta property="og:url" content="${escapeHtml(view.watchUrl)}">`,
     ...(view.description ? [`<meta property="og:description" content="${escapeHtml(view.description)}">`] : []),
-    ...(view.poster ? [`<meta property="og:image" content="${escapeHtml(view.poster)}">`] : []),
+    ...(view.sharePoster ? [`<meta property="og:image" content="${escapeHtml(view.sharePoster)}">`] : []),
+    // The player itself, for the previews that can play it in place.
+    `<meta property="og:video" content="${escapeHtml(view.embedUrl)}">`,
+    ...(view.embedUrl.startsWith('https:') ? [`<meta property="og:video:secure_url" content="${escapeHtml(view.embedUrl)}">`] : []),
+    `<meta property="og:video:type" content="text/html">`,
+    `<meta property="og:video:width" content="${view.width}">`,
+    `<meta property="og:video:height" content="${view.height}">`,
+    `<script type="application/ld+json">${jsonForScript(videoObject(view))}</script>`,
   ].join('\n');
   if (view.kind === 'embed') {
     return `${head(view.name, `${meta}\n`, color)}

@@ -107,7 +107,7 @@ export class LiveRepository {
     q =
       order.column === 'id'
         ? q.orderBy('i.id', order.direction)
-        : q.orderBy(sql`coalesce(${sql.ref(`i.${order.column}`)}, 0)`, order.direction).orderBy('i.id', 'asc');
+        : q.orderBy(sql`coalesce(${sql.ref(`i.${order.column}`)}, 0)`, order.direction).orderBy('i.id', order.direction);
     return q.limit(page.limit).offset(page.offset).execute();
   }
 

@@ -53,6 +53,15 @@ export default async function playbackRoutes(app: App, { services }: Deps) {
     return reply.header('cache-control', 'private, max-age=86400, immutable').header('content-length', size).type('video/mp2t').send(fs.createReadStream(file));
   });
 
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/posters/:uuid',
+    exposeHeadRoute: false,
+    config: common,
+    schema: { hide: true, params: Type.Object({ uuid: Uuid }) },
+    handler: async (req, reply) => sendFile(req, reply, await playback.poster(req.params.uuid, req.ip)),
+  });
+
   // The public HLS address of earlier versions: live output is now only for viewers of the page.
   app.get('/live/*', { config: common, schema: { hide: true } }, async () => {
     throw new AppError('forbidden', "Live playback is for viewers of the player's page: open /watch/<player uuid> (docs/live.md)");

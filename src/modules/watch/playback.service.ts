@@ -6,6 +6,7 @@ import { servedFile, type ServedFile } from '../../media/served-file.ts';
 import type { CaptionFile, CaptionsService } from '../captions/captions.service.ts';
 import type { LivePlaybackService } from '../live/live-playback.service.ts';
 import type { PlayersService } from '../players/players.service.ts';
+import type { ThumbnailsService } from '../thumbnails/thumbnails.service.ts';
 import type { Audience } from './audience.ts';
 import type { PlaybackGrants } from './playback-grants.ts';
 import type { WatchPlayerRow, WatchRepository } from './watch.repository.ts';
@@ -28,6 +29,7 @@ export class PlaybackService {
     private readonly captions: CaptionsService,
     private readonly live: LivePlaybackService,
     private readonly media: Media,
+    private readonly thumbnails: ThumbnailsService,
   ) {}
 
   /** The player, when the grant is its own, valid and unexpired, and the rules let this address in now. */
@@ -55,6 +57,23 @@ export class PlaybackService {
     const stat = await this.media.store.stat(key);
     if (!stat) throw notFound('file');
     return servedFile(this.media.store, key, stat, MAX_CACHE_SECONDS);
+  }
+
+  /**
+   * The player's poster at a stable address (`/posters/<uuid>`), for what outlives a page: Open
+   * Graph and JSON-LD images, hub cards, sitemaps. No grant, but the same rules at every fetch: not
+   * from a blocked network, not outside the release window, nothing behind an access code.
+   */
+  async poster(uuid: string, ip: string): Promise<ServedFile> {
+    const player = UUID.test(uuid) ? await this.repo.findPlayer(uuid.toLowerCase()) : undefined;
+    if (!player || player.access_code) throw notFound('poster');
+    const refusal = await this.audience.refusal(player, ip, nowSeconds());
+    if (refusal) throw new AppError('forbidden', refusal.message);
+    const key = await this.thumbnails.posterKey(player.organization_id, player.uuid);
+    const stat = key ? await this.media.store.stat(key) : null;
+    if (!key || !stat) throw notFound('poster');
+    // Short: a new poster or a new rule shows within minutes.
+    return servedFile(this.media.store, key, stat, 300);
   }
 
   /** A published caption of one of the player's videos, as WebVTT. */

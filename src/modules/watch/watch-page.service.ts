@@ -62,6 +62,16 @@ export class WatchPageService {
       watchUrl: this.embed.watchUrl(player.uuid),
       embedUrl: this.embed.embedUrl(player.uuid),
       poster: await this.poster(player, grant),
+      sharePoster:
+        (await this.thumbnails.posterKey(player.organization_id, player.uuid)) && !player.access_code
+          ? `${this.config.publicUrl}/posters/${player.uuid}`
+          : null,
+      duration:
+        ordered.every((c) => typeof c.video_attributes?.seconds === 'number') && ordered.length > 0
+          ? ordered.reduce((sum, c) => sum + (c.video_attributes?.seconds ?? 0), 0)
+          : null,
+      releasedAt: player.release_date,
+      expiresAt: player.expiry_date && player.expiry_date > 0 ? player.expiry_date : null,
       width: player.width,
       height: player.height,
       frameAncestors,

@@ -48,6 +48,14 @@ export interface PageView {
   watchUrl: string;
   embedUrl: string;
   poster: string | null;
+  /** The poster at its stable address (/posters/<uuid>), for link previews and search engines. */
+  sharePoster: string | null;
+  /** Total seconds of the chapters' videos, when known. */
+  duration: number | null;
+  /** When the player was released (Unix seconds). */
+  releasedAt: number;
+  /** When it stops being shown (Unix seconds), if it does. */
+  expiresAt: number | null;
   width: number;
   height: number;
   /** Frame ancestors allowed to embed the page; null: anyone (no list is set). */

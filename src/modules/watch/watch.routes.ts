@@ -152,6 +152,12 @@ export async function watchPageRoutes(app: App, { config, services }: Deps) {
     if (!body) throw notFound('file');
     return reply.type(ASSETS[request.params.file].type).header('cache-control', 'public, max-age=300').header('x-content-type-options', 'nosniff').send(body);
   });
+
+  // Browsers ask every page's origin for it; an SVG is served under the name they ask for.
+  const favicon = fs.readFileSync(path.join(assetsDir, 'favicon.svg'));
+  app.get('/favicon.ico', { config: common, schema: { hide: true } }, async (_request, reply) =>
+    reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(favicon),
+  );
 }
 
 /** `GET /v1/oembed` (fixed-size embed code) and `GET /v1.1/oembed` (responsive), public as oEmbed is. */
