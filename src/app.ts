@@ -18,6 +18,7 @@ import { registerRateLimits } from './http/rate-limit.ts';
 import { registerValidation } from './http/validation.ts';
 import { dashboardModules } from './modules/index.ts';
 import mediaFilesRoutes from './modules/media-files/media-files.routes.ts';
+import hubPagesRoutes from './modules/hubs/hub-pages.routes.ts';
 import playbackRoutes from './modules/watch/playback.routes.ts';
 import { oembedRoutes, watchPageRoutes } from './modules/watch/watch.routes.ts';
 
@@ -86,6 +87,8 @@ export async function buildApp({ config, database, logStream, container = create
   // The watch and embed pages, and oEmbed also at the root where DESIGN §1 names it (docs/watch.md).
   await app.register(async (root) => watchPageRoutes(root as App, deps));
   await app.register(async (root) => oembedRoutes(root as App, deps, { hide: true }));
+  // The public pages of hubs and their video sitemaps (docs/hubs.md).
+  await app.register(async (root) => hubPagesRoutes(root as App, deps));
   await app.ready();
   return app;
 }

@@ -17,6 +17,9 @@ import { EventsRepository } from './modules/events/events.repository.ts';
 import { EventsService } from './modules/events/events.service.ts';
 import { GdprRepository } from './modules/gdpr/gdpr.repository.ts';
 import { GdprService } from './modules/gdpr/gdpr.service.ts';
+import { HubsRepository } from './modules/hubs/hubs.repository.ts';
+import { HubPagesService } from './modules/hubs/hub-pages.service.ts';
+import { HubsService } from './modules/hubs/hubs.service.ts';
 import { HousekeepingRepository } from './modules/housekeeping/housekeeping.repository.ts';
 import { HousekeepingService } from './modules/housekeeping/housekeeping.service.ts';
 import { IdempotencyRepository } from './modules/idempotency/idempotency.repository.ts';
@@ -91,6 +94,7 @@ export function createContainer({ config, database, mailer = createMailer(config
     events: new EventsRepository(db),
     gdpr: new GdprRepository(db),
     housekeeping: new HousekeepingRepository(db),
+    hubs: new HubsRepository(db),
     idempotency: new IdempotencyRepository(db),
     ipRanges: new IpRangesRepository(db),
     jobs: new JobsRepository(db),
@@ -123,6 +127,7 @@ export function createContainer({ config, database, mailer = createMailer(config
   const videoMedia = new VideoMediaService(db, media, r.videoMedia, r.videos);
   const captions = new CaptionsService(db, media.signer, r.captions, r.videos, ipRanges);
   const thumbnails = new ThumbnailsService(db, media, r.thumbnails, r.videos, r.players, r.chapters);
+  const hubs = new HubsService(db, r.hubs, config.publicUrl);
   const embed = new EmbedCode(config.publicUrl);
   const audience = new Audience(ipRanges);
   const grants = new PlaybackGrants(config.signingSecret!);
@@ -149,6 +154,8 @@ export function createContainer({ config, database, mailer = createMailer(config
       playbackDomain: config.playbackDomain,
     }),
     players,
+    hubs,
+    hubPages: new HubPagesService(config, hubs, players, r.players, thumbnails, ipRanges),
     playerVideos: new PlayerVideosService(db, videos, r.players, r.chapters),
     prompts: new PromptsService(r.prompts),
     roles: new RolesService(),

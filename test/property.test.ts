@@ -182,6 +182,7 @@ describe.each(dialects)('random input on %s', (dialect) => {
   let baseCta: any;
   let foreignCta: any;
   let known: unknown;
+  let baseHub: { id: number } | undefined;
 
   /** Everything a request could have changed, read through the API. */
   async function snapshot() {
@@ -190,14 +191,16 @@ describe.each(dialects)('random input on %s', (dialect) => {
       expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
       return res.json();
     };
-    const [players, videos, foreignPlayers, ctas, foreignCtas] = await Promise.all([
+    const [players, videos, foreignPlayers, ctas, foreignCtas, hubs] = await Promise.all([
       get(`${P}/players`),
       get(`${P}/videos`),
       get(`${P}/players`, other),
       get(`${P}/players/${base.id}/ctas?include_defaults=true`),
       get(`${P}/players/${foreign.id}/ctas?include_defaults=true`, other),
+      get(`${P}/hubs`),
     ]);
-    return { players, videos, foreignPlayers, ctas, foreignCtas };
+    const categories = baseHub ? await get(`${P}/hubs/${baseHub.id}/categories`) : [];
+    return { players, videos, foreignPlayers, ctas, foreignCtas, hubs, categories };
   }
 
   async function send(
@@ -432,6 +435,34 @@ describe.each(dialects)('random input on %s', (dialect) => {
         const url = `${P}/players/${pid}/ctas${qs ? `?${qs}` : ''}`;
         const out = await send('GET', url, undefined, { type: '', raw: null }, accept === null ? {} : { accept });
         await check(`GET ${url} accept=${accept}`, out, true);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  // ---- hubs: one property over both create bodies ----------------------------------------------
+  const hubFields = ['name', 'slug', 'description', 'public', 'position', 'player_ids', 'player_ids.0'];
+  const hubArbs = () => ({ slug: fc.stringMatching(/^[a-z0-9]{1,6}(-[a-z0-9]{1,3})?$/), description: fc.option(fc.string({ maxLength: 20 })) });
+  const validHubOrCategory = () =>
+    fc.record(
+      {
+        name: fc.string({ minLength: 1, maxLength: 12 }),
+        ...hubArbs(),
+        public: fc.boolean(),
+        position: fc.nat(4),
+        player_ids: fc.array(fc.constantFrom(base.id, foreign.id), { maxLength: 3 }),
+      },
+      { requiredKeys: ['name'] },
+    );
+
+  it('POST /hubs and /hubs/:id/categories: never a 5xx, errors well-formed, a rejection changes nothing', async () => {
+    await freshOrganization();
+    baseHub = (await org.api.post(`${P}/hubs`, { name: 'Base hub' })).body;
+    known = await snapshot();
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), anyBody(validHubOrCategory(), hubFields, 'category'), encoding, async (hub, b, enc) => {
+        const url = hub ? `${P}/hubs` : `${P}/hubs/${baseHub!.id}/categories`;
+        await check(`POST ${url} ${enc.type} ${enc.raw ?? JSON.stringify(b)}`, await send('POST', url, b, enc));
       }),
       { numRuns: RUNS },
     );

@@ -263,4 +263,21 @@ describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
       await page.close();
     }
   });
+
+  it('a hub page: a card leads to the watch page, which plays', async () => {
+    const player = await playablePlayer();
+    const hub = await org.api.post(`${P}/hubs`, { name: 'Browser hub' });
+    expect(hub.status).toBe(201);
+    expect((await org.api.post(`${P}/hubs/${hub.body.id}/categories`, { name: 'All', player_ids: [player.id] })).status).toBe(201);
+    const { page, problems } = await open(`${base}/hubs/${hub.body.slug}`);
+    try {
+      await page.click(`a[data-player="${player.uuid}"]`);
+      await page.waitForURL(`${base}/watch/${player.uuid}`);
+      await page.click('.rb-play');
+      await page.waitForFunction(() => document.querySelector('video')!.currentTime > 0.3, undefined, { timeout: 15_000 });
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
 });

@@ -14,6 +14,7 @@ import * as m0012 from './migrations/0012_webhooks.ts';
 import * as m0013 from './migrations/0013_idempotency_lease.ts';
 import * as m0014 from './migrations/0014_housekeeping.ts';
 import * as m0015 from './migrations/0015_rate_limits.ts';
+import * as m0016 from './migrations/0016_hubs.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0013_idempotency_lease': m0013,
   '0014_housekeeping': m0014,
   '0015_rate_limits': m0015,
+  '0016_hubs': m0016,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

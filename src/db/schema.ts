@@ -422,6 +422,37 @@ export interface RateLimitsTable {
   reset_at: number;
 }
 
+/** Hubs (docs/hubs.md): public collections of an organization's players; `slug` unique on the server. */
+export interface HubsTable {
+  id: Generated<number>;
+  organization_id: number;
+  name: string;
+  slug: string;
+  description: string | null;
+  public: Generated<Bool>;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A hub's categories, positions 0..n-1 within the hub; `slug` unique within the hub. */
+export interface HubCategoriesTable {
+  id: Generated<number>;
+  organization_id: number;
+  hub_id: number;
+  name: string;
+  slug: string;
+  position: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The players of a category, in `position` order. */
+export interface HubCategoryPlayersTable {
+  category_id: number;
+  player_id: number;
+  position: number;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_tokens: ApiTokensTable;
@@ -453,4 +484,7 @@ export interface DB {
   live_stream_instances: LiveStreamInstancesTable;
   captions: CaptionsTable;
   rate_limits: RateLimitsTable;
+  hubs: HubsTable;
+  hub_categories: HubCategoriesTable;
+  hub_category_players: HubCategoryPlayersTable;
 }

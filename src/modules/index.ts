@@ -21,6 +21,7 @@ import liveRoutes from './live/live.routes.ts';
 import gdprRoutes from './gdpr/gdpr.routes.ts';
 import { oembedRoutes } from './watch/watch.routes.ts';
 import webhooksRoutes from './webhooks/webhooks.routes.ts';
+import hubsRoutes from './hubs/hubs.routes.ts';
 
 type RoutesPlugin = (app: App, deps: Deps) => Promise<void>;
 
@@ -48,4 +49,5 @@ export const dashboardModules: RoutesPlugin[] = [
   gdprRoutes,
   oembedRoutes,
   webhooksRoutes,
+  hubsRoutes,
 ];

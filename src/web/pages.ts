@@ -16,13 +16,14 @@ const COLOR = /^[0-9a-f]{3}([0-9a-f]{3})?$/i;
 const DEFAULT_ACCENT = '2d6cdf';
 const colorOf = (value: string | null, fallback: string) => `#${value && COLOR.test(value) ? value : fallback}`;
 
-function head(title: string, extra: string, color: string): string {
+/** `indexed`: search engines may list the page (a share page; never an embed page or a refusal). */
+function head(title: string, extra: string, color: string, indexed = false): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
+${indexed ? '' : '<meta name="robots" content="noindex">\n'}
 <title>${escapeHtml(title)}</title>
 ${extra}<link rel="stylesheet" href="/web/player.css">
 <style>:root{--rb-accent:${color}}</style>
@@ -126,7 +127,7 @@ ${configScript(view, nonce)}
           : '',
       ].join('\n')
     : '';
-  return `${head(view.name, `${meta}\n`, color)}
+  return `${head(view.name, `${meta}\n`, color, true)}
 <body class="rb-watch">
 <header class="rb-header"><h1>${escapeHtml(view.name)}</h1><p class="rb-org">${escapeHtml(view.organizationName)}</p></header>
 <main class="rb-main">

@@ -19,6 +19,12 @@ export class PlayersRepository {
     return this.db.selectFrom('players').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
   }
 
+  /** The organization's players among `ids` (any order; unknown and foreign ids are left out). */
+  findMany(organizationId: number, ids: number[]): Promise<PlayerRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db.selectFrom('players').selectAll().where('organization_id', '=', organizationId).where('id', 'in', ids).execute();
+  }
+
   findByUuid(organizationId: number, uuid: string): Promise<PlayerRow | undefined> {
     return this.db.selectFrom('players').selectAll().where('organization_id', '=', organizationId).where('uuid', '=', uuid).executeTakeFirst();
   }

@@ -201,6 +201,13 @@ export class PlayersService {
     return (await this.assemble([row]))[0];
   }
 
+  /** The organization's players among `ids`, with their chapters, in the order of `ids` (others left out). */
+  async byIds(organizationId: number, ids: number[]): Promise<Player[]> {
+    const players = await this.assemble(await this.players.findMany(organizationId, [...new Set(ids)]));
+    const byId = new Map(players.map((p) => [p.id, p]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
   /** The player; `trx` reads it inside a caller's transaction (as it is about to be committed). */
   async get(organizationId: number, id: number, trx?: Kysely<DB>): Promise<Player> {
     const row = await (trx ? this.players.with(trx) : this.players).find(organizationId, id);
