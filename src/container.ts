@@ -145,9 +145,9 @@ export function createContainer({ config, database, mailer = createMailer(config
     housekeeping: new HousekeepingService(db, config.housekeeping, r.housekeeping),
     idempotency: new IdempotencyService(r.idempotency),
     ipRanges,
-    live: new LiveService(db, config, r.live, liveRepos),
+    live: new LiveService(db, config, r.live, liveRepos, players),
     livePlayback,
-    liveState: new LiveStateService(db, liveTiming(config.live), r.live, liveRepos),
+    liveState: new LiveStateService(db, liveTiming(config.live), r.live, liveRepos, players),
     mediaFiles: new MediaFilesService(media, r.videos, ipRanges),
     organizations: new OrganizationsService(db, r.organizations, r.teams, tokens, allotments, {
       embedDomain: config.embedDomain,
@@ -156,7 +156,7 @@ export function createContainer({ config, database, mailer = createMailer(config
     players,
     hubs,
     hubPages: new HubPagesService(config, hubs, players, r.players, thumbnails, ipRanges),
-    playerVideos: new PlayerVideosService(db, videos, r.players, r.chapters),
+    playerVideos: new PlayerVideosService(db, videos, r.players, r.chapters, players),
     prompts: new PromptsService(r.prompts),
     roles: new RolesService(),
     stakeholderEmails: new StakeholderEmailsService(

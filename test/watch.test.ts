@@ -534,6 +534,12 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
     for (const url of ['/web/pages.ts', '/web/..%2Fapp.ts', '/web/']) expect((await t.app.inject({ method: 'GET', url })).statusCode).toBe(404);
   });
 
+  it('answers /share/:uuid, the share link reference clients build, with a permanent redirect to the watch page', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/share/0b6f5c1e-0000-4000-8000-000000000042' });
+    expect(res.statusCode).toBe(301);
+    expect(res.headers.location).toBe('/watch/0b6f5c1e-0000-4000-8000-000000000042');
+  });
+
   it('answers /favicon.ico, which every browser asks for', async () => {
     const icon = await t.app.inject({ method: 'GET', url: '/favicon.ico' });
     expect(icon.statusCode).toBe(200);

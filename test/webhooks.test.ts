@@ -157,7 +157,7 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
   });
 
   describe('player changes', () => {
-    it('are delivered signed, named videofacade_* or playlist_* by chapter count, with the player', async () => {
+    it("are delivered signed, named after the player's type (playlist_* or videofacade_*), with the player; every way of making a player announces it", async () => {
       const own = await createOrg(t, 'Player Watchers');
       const reg = await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/players`, {
         url: `${origin.base}/hook?players`,
@@ -166,6 +166,12 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       expect(reg.status).toBe(201);
       const single = await createPlayer(own.api, { name: 'One' }, 1);
       const many = await createPlayer(own.api, { name: 'Two' }, 2);
+      // A video alone makes a video facade player, and a live instance too: both announce themselves.
+      expect((await own.api.post(`${P}/videos`, { name: 'Alone', upload_url: 'https://media.example.com/a.mp4' })).status).toBe(201);
+      const live = await own.api.post(`${P}/organizations/${own.organizationId}/live`, {
+        video_options: { video_name: 'On air', description: 'x', stream_tags: [] },
+      });
+      expect(live.status, live.raw).toBe(201);
       expect((await own.api.patch(`${P}/players/${single.id}`, { name: 'One, renamed' })).status).toBe(200);
       expect((await own.api.delete(`${P}/players/${many.id}`)).status).toBe(200);
       // Another organization's changes are not ours to hear.
@@ -174,11 +180,17 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       const hooks = hooksFor('players');
       // Messages are independent (the queue runs several at once): compared without order.
       expect(hooks.map((h) => `${JSON.parse(h.body).type} ${JSON.parse(h.body).player.name}`).sort()).toEqual([
+        'playlist_create One',
         'playlist_create Two',
         'playlist_destroy Two',
-        'videofacade_create One',
-        'videofacade_update One, renamed',
+        'playlist_update One, renamed',
+        'videofacade_create Alone',
+        'videofacade_create On air',
       ]);
+      for (const hook of hooks) {
+        const body = JSON.parse(hook.body);
+        expect(body.type.startsWith(body.player.player_type === 'video_facade' ? 'videofacade_' : 'playlist_')).toBe(true);
+      }
       for (const hook of hooks) {
         expect(verify(hook, 'whsec_c2VjcmV0LWtleS1vZi10aGUtdGVzdA==')).toBe(true);
         expect(verify(hook, 'whsec_b3RoZXI=')).toBe(false);
@@ -200,14 +212,14 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       const own = await createOrg(t);
       const reg = await own.api.post(`${P}/organizations/${own.organizationId}/webhooks/players`, {
         url: `${origin.base}/hook?subscribed`,
-        event_subscriptions: ['videofacade_destroy'],
+        event_subscriptions: ['playlist_destroy'],
       });
       const player = await createPlayer(own.api);
       // A failed update (validation) changes nothing and announces nothing.
       expect((await own.api.patch(`${P}/players/${player.id}`, { width: 0 })).status).toBe(422);
       expect((await own.api.delete(`${P}/players/${player.id}`)).status).toBe(200);
       await deliver();
-      expect(hooksFor('subscribed').map((h) => JSON.parse(h.body).type)).toEqual(['videofacade_destroy']);
+      expect(hooksFor('subscribed').map((h) => JSON.parse(h.body).type)).toEqual(['playlist_destroy']);
       expect((await own.api.delete(`${P}/organizations/${own.organizationId}/webhooks/players/${reg.body.webhook_id}`)).status).toBe(200);
       await own.api.delete(`${P}/players/${(await createPlayer(own.api)).id}`);
       await deliver();
@@ -231,9 +243,9 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       await deliver();
       const bodies = hooksFor('chapters').map((h) => JSON.parse(h.body));
       expect(bodies.map((b) => `${b.type} ${b.player.chapters_attributes.length}`).sort()).toEqual([
+        'playlist_update 1',
         'playlist_update 2',
         'playlist_update 2',
-        'videofacade_update 1',
       ]);
       // The move is announced with the chapter in its new place.
       expect(bodies.filter((b) => b.player.chapters_attributes.find((c: any) => c.position === 0).id === added.body.id)).toHaveLength(1);

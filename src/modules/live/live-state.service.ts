@@ -3,6 +3,7 @@ import type { Config } from '../../config.ts';
 import type { DB } from '../../db/schema.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { enqueue } from '../job-kinds.ts';
+import type { PlayersService } from '../players/players.service.ts';
 import { insertInstance, parseTags, type LiveRepositories } from './live-instances.ts';
 import type { FeedRole, LiveInstanceRow, LiveRepository } from './live.repository.ts';
 
@@ -40,6 +41,7 @@ export class LiveStateService {
     },
     private readonly repo: LiveRepository,
     private readonly repos: LiveRepositories,
+    private readonly players: PlayersService,
   ) {}
 
   /** The holding ingest is alive: a publisher that reconnects elsewhere after it died is let in at once. */
@@ -125,6 +127,9 @@ export class LiveStateService {
           { startTime: now, session: ingestSession, heartbeat: nowMs, feed: { role, session: feedSession } },
         );
         if (!row.disable_notifications) await enqueue(trx, 'live.notify', { instance_id: row.id });
+        // A recurring stream's new instance has a new facade player: announced like every new player.
+        if (row.player_id !== null)
+          await this.players.announce(trx, row.organization_id, 'create', await this.players.get(row.organization_id, row.player_id, trx));
         return { instance: row, started: true };
       });
       if (result !== 'retry') return result;

@@ -9,6 +9,7 @@ import { enqueue } from '../job-kinds.ts';
 import { liveSignals } from '../../live/signals.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { assertOwnOrganization } from '../organizations/own-organization.ts';
+import type { PlayersService } from '../players/players.service.ts';
 import { can } from '../roles/permissions.ts';
 import { insertInstance, parseTags, searchText, type LiveRepositories } from './live-instances.ts';
 import type { LiveInstanceRow, LiveListOrder, LiveRepository } from './live.repository.ts';
@@ -59,6 +60,7 @@ export class LiveService {
     private readonly config: Config,
     private readonly repo: LiveRepository,
     private readonly repos: LiveRepositories,
+    private readonly players: PlayersService,
   ) {}
 
   private rtmpUrl(app: string): string {
@@ -117,6 +119,9 @@ export class LiveService {
         },
         now,
       );
+      // The instance's facade player is made here: announced like every new player.
+      if (instance.player_id !== null)
+        await this.players.announce(trx, organizationId, 'create', await this.players.get(organizationId, instance.player_id, trx));
       return { stream_instance_id: instance.id };
     });
   }

@@ -7,6 +7,7 @@ import type { ChaptersRepository } from '../chapters/chapters.repository.ts';
 import type { CreateVideoBody, Video } from '../videos/videos.schemas.ts';
 import { toVideo, type VideosService } from '../videos/videos.service.ts';
 import type { PlayersRepository } from './players.repository.ts';
+import type { PlayersService } from './players.service.ts';
 
 /** The video operations that reach the players a video plays in. */
 export class PlayerVideosService {
@@ -15,6 +16,7 @@ export class PlayerVideosService {
     private readonly videos: VideosService,
     private readonly players: PlayersRepository,
     private readonly chapters: ChaptersRepository,
+    private readonly playerService: PlayersService,
   ) {}
 
   /** Creating a video alone also makes its facade player, as the reference does. */
@@ -34,6 +36,8 @@ export class PlayerVideosService {
       await this.chapters
         .with(trx)
         .insert({ organization_id: organizationId, player_id: player.id, video_id: video.id, position: 0, created_at: now, updated_at: now });
+      // Like every other way a player is made, announced to the player webhooks (videofacade_create).
+      await this.playerService.announce(trx, organizationId, 'create', await this.playerService.get(organizationId, player.id, trx));
       return toVideo(video);
     });
   }

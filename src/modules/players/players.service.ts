@@ -100,9 +100,9 @@ function onlyKnown(columns: Updateable<PlayersTable>): Updateable<PlayersTable> 
   return Object.fromEntries(Object.entries(columns).filter(([k]) => knownColumns.has(k)));
 }
 
-/** `videofacade_*` for a player of one chapter (or none), `playlist_*` for more (the reference's two kinds of player). */
+/** The event named after the player's type, as its `player_type` says: `videofacade_*` for a video facade, `playlist_*` otherwise. */
 export function playerEvent(player: Player, action: 'create' | 'update' | 'destroy'): string {
-  return `${player.chapters_attributes.length > 1 ? 'playlist' : 'videofacade'}_${action}`;
+  return `${player.player_type === 'video_facade' ? 'videofacade' : 'playlist'}_${action}`;
 }
 
 export class PlayersService {

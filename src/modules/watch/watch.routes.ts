@@ -153,6 +153,14 @@ export async function watchPageRoutes(app: App, { config, services }: Deps) {
     return reply.type(ASSETS[request.params.file].type).header('cache-control', 'public, max-age=300').header('x-content-type-options', 'nosniff').send(body);
   });
 
+  // Reference clients build share links as /share/<uuid> (the vidyard gem's Player#url): the share page.
+  app.get('/share/:uuid', { config: common, schema: { hide: true, params: PageParams } }, async (request, reply) =>
+    reply
+      .code(301)
+      .header('location', `/watch/${encodeURIComponent(request.params.uuid)}`)
+      .send(),
+  );
+
   // Browsers ask every page's origin for it; an SVG is served under the name they ask for.
   const favicon = fs.readFileSync(path.join(assetsDir, 'favicon.svg'));
   app.get('/favicon.ico', { config: common, schema: { hide: true } }, async (_request, reply) =>
