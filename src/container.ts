@@ -155,7 +155,7 @@ export function createContainer({ config, database, mailer = createMailer(config
     }),
     players,
     hubs,
-    hubPages: new HubPagesService(config, hubs, players, r.players, thumbnails, ipRanges),
+    hubPages: new HubPagesService(config, hubs, players, r.players, thumbnails, ipRanges, embed),
     playerVideos: new PlayerVideosService(db, videos, r.players, r.chapters, players),
     prompts: new PromptsService(r.prompts),
     roles: new RolesService(),

@@ -6,6 +6,8 @@ import type { PlayersRepository } from '../players/players.repository.ts';
 import type { Player } from '../players/players.schemas.ts';
 import type { PlayersService } from '../players/players.service.ts';
 import type { ThumbnailsService } from '../thumbnails/thumbnails.service.ts';
+import type { EmbedCode } from '../watch/embed-code.ts';
+import { expired, expiryOf, released, totalSeconds } from '../watch/watch-rules.ts';
 import type { HubRow } from './hubs.repository.ts';
 import type { HubsService } from './hubs.service.ts';
 import type { HubCard, HubCategoryView, HubPageOutcome } from './hub-view.ts';
@@ -24,6 +26,7 @@ export class HubPagesService {
     private readonly playerRows: PlayersRepository,
     private readonly thumbnails: ThumbnailsService,
     private readonly ipRanges: IpRangesService,
+    private readonly embed: EmbedCode,
   ) {}
 
   private hubUrl(hub: HubRow): string {
@@ -79,7 +82,9 @@ export class HubPagesService {
   private async categoryViews(hub: HubRow): Promise<HubCategoryView[]> {
     const categories = await this.hubs.categoriesWithPlayers(hub.id);
     const ids = [...new Set(categories.flatMap((c) => c.player_ids))];
-    const [players, rows] = await Promise.all([this.players.byIds(hub.organization_id, ids), this.playerRows.findMany(hub.organization_id, ids)]);
+    // Read once: the rows say whether a player is embeddable, their Player resources the rest.
+    const rows = await this.playerRows.findMany(hub.organization_id, ids);
+    const players = await this.players.withChaptersMany(rows);
     const embeddable = new Set(rows.filter((r) => Boolean(r.embed_enabled)).map((r) => r.id));
     const now = nowSeconds();
     const cards = new Map<number, HubCard>();
@@ -96,26 +101,23 @@ export class HubPagesService {
   }
 
   private watchable(player: Player, embeddable: boolean, now: number): boolean {
-    const released = player.release_date <= now;
-    const expired = player.expiry_date !== null && player.expiry_date > 0 && player.expiry_date <= now;
     const ready = player.chapters_attributes.some((c) => c.video_attributes?.status === 'ready');
-    return released && !expired && !player.access_code && embeddable && ready;
+    return released(player, now) && !expired(player, now) && !player.access_code && embeddable && ready;
   }
 
   private async card(hub: HubRow, player: Player): Promise<HubCard> {
-    const videos = player.chapters_attributes.flatMap((c) => (c.video_attributes ? [c.video_attributes] : []));
-    const known = videos.length > 0 && videos.every((v) => typeof v.seconds === 'number');
+    const videos = player.chapters_attributes.map((c) => c.video_attributes);
     const poster = await this.thumbnails.posterKey(hub.organization_id, player.uuid);
     return {
       uuid: player.uuid,
       title: player.name,
       description: player.description ?? videos[0]?.description ?? null,
-      duration: known ? videos.reduce((sum, v) => sum + (v.seconds ?? 0), 0) : null,
-      poster: poster ? `${this.config.publicUrl}/posters/${player.uuid}` : null,
-      watchUrl: `${this.config.publicUrl}/watch/${player.uuid}`,
-      embedUrl: `${this.config.publicUrl}/embed/${player.uuid}`,
+      duration: totalSeconds(videos),
+      poster: poster ? this.embed.posterUrl(player.uuid) : null,
+      watchUrl: this.embed.watchUrl(player.uuid),
+      embedUrl: this.embed.embedUrl(player.uuid),
       releasedAt: player.release_date,
-      expiresAt: player.expiry_date && player.expiry_date > 0 ? player.expiry_date : null,
+      expiresAt: expiryOf(player),
     };
   }
 }

@@ -201,11 +201,9 @@ export class PlayersService {
     return (await this.assemble([row]))[0];
   }
 
-  /** The organization's players among `ids`, with their chapters, in the order of `ids` (others left out). */
-  async byIds(organizationId: number, ids: number[]): Promise<Player[]> {
-    const players = await this.assemble(await this.players.findMany(organizationId, [...new Set(ids)]));
-    const byId = new Map(players.map((p) => [p.id, p]));
-    return ids.flatMap((id) => byId.get(id) ?? []);
+  /** The Player resources of rows already read, in two queries whatever their number. */
+  withChaptersMany(rows: PlayerRow[]): Promise<Player[]> {
+    return this.assemble(rows);
   }
 
   /** The player; `trx` reads it inside a caller's transaction (as it is about to be committed). */

@@ -55,21 +55,20 @@ export class VideoMediaService {
    * a rendition is missing and while the video (or the custom set) is not ready (DESIGN §3).
    */
   async files(organizationId: number, id: number, customIdentifier?: string) {
+    const keys = await this.playableKeys(organizationId, id, customIdentifier);
+    const now = nowSeconds();
+    const urlOf = (key: string | null) => (key ? this.media.fileUrl(key, now) : null);
+    return { id, urls: { sd: urlOf(keys.sd), hd: urlOf(keys.hd) } };
+  }
+
+  /**
+   * The store keys of a ready video's sd and hd files (of the custom set `customIdentifier`, when
+   * given), null while not ready: what a player page plays, and what the API's signed URLs name.
+   */
+  async playableKeys(organizationId: number, id: number, customIdentifier?: string): Promise<{ sd: string | null; hd: string | null }> {
     const row = await this.video(organizationId, id);
     const ready = customIdentifier === undefined ? row.status === 'ready' : (await this.repo.findSet(id, customIdentifier))?.status === 'ready';
     const files = ready ? await this.repo.files(id, customIdentifier ?? null) : [];
-    const now = nowSeconds();
-    const urlOf = (quality: string) => {
-      const file = files.find((f) => f.quality === quality);
-      return file ? this.media.fileUrl(file.path, now) : null;
-    };
-    return { id: row.id, urls: { sd: urlOf('sd'), hd: urlOf('hd') } };
-  }
-
-  /** The store keys of a ready video's sd and hd files (what a player page plays), null while not ready. */
-  async playableKeys(organizationId: number, id: number): Promise<{ sd: string | null; hd: string | null }> {
-    const row = await this.video(organizationId, id);
-    const files = row.status === 'ready' ? await this.repo.files(id, null) : [];
     const keyOf = (quality: string) => files.find((f) => f.quality === quality)?.path ?? null;
     return { sd: keyOf('sd'), hd: keyOf('hd') };
   }

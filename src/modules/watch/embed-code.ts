@@ -12,6 +12,11 @@ export class EmbedCode {
     return `${this.publicUrl}/embed/${uuid}`;
   }
 
+  /** The poster at its stable address, which checks the rules at every fetch (PlaybackService.poster). */
+  posterUrl(uuid: string): string {
+    return `${this.publicUrl}/posters/${uuid}`;
+  }
+
   /** Fixed-size embed code (the v1 oEmbed and the share page's embed button). */
   iframe(uuid: string, title: string, width: number, height: number): string {
     return `<iframe src="${escapeHtml(this.embedUrl(uuid))}" width="${width}" height="${height}" title="${escapeHtml(title)}" frameborder="0" allow="autoplay; fullscreen; picture-in-picture" allowfullscreen></iframe>`;

@@ -8,6 +8,7 @@ import type { ThumbnailsService } from '../thumbnails/thumbnails.service.ts';
 import type { VideoMediaService } from '../videos/video-media.service.ts';
 import type { EmbedCode } from './embed-code.ts';
 import type { WatchPlayerRow } from './watch.repository.ts';
+import { expiryOf, totalSeconds } from './watch-rules.ts';
 import type { PageChapter, PageEvent, PageKind, PageView } from './watch-view.ts';
 
 type LiveInstance = Awaited<ReturnType<LiveRepository['findByPlayerUuid']>>;
@@ -53,6 +54,7 @@ export class WatchPageService {
     const { chapters_attributes: ordered } = await this.players.withChapters(player);
     const chapters = await this.chapters(player, grant, ordered);
     const embedCode = player.embed_enabled && player.embed_button ? this.embed.iframe(player.uuid, player.name, player.width, player.height) : null;
+    const posterKey = await this.thumbnails.posterKey(player.organization_id, player.uuid);
     return {
       kind,
       uuid: player.uuid,
@@ -61,17 +63,11 @@ export class WatchPageService {
       organizationName: player.organization_name,
       watchUrl: this.embed.watchUrl(player.uuid),
       embedUrl: this.embed.embedUrl(player.uuid),
-      poster: await this.poster(player, grant),
-      sharePoster:
-        (await this.thumbnails.posterKey(player.organization_id, player.uuid)) && !player.access_code
-          ? `${this.config.publicUrl}/posters/${player.uuid}`
-          : null,
-      duration:
-        ordered.every((c) => typeof c.video_attributes?.seconds === 'number') && ordered.length > 0
-          ? ordered.reduce((sum, c) => sum + (c.video_attributes?.seconds ?? 0), 0)
-          : null,
+      poster: posterKey ? this.grantedFile(player, grant, posterKey) : null,
+      sharePoster: posterKey && !player.access_code ? this.embed.posterUrl(player.uuid) : null,
+      duration: totalSeconds(ordered.map((c) => c.video_attributes)),
       releasedAt: player.release_date,
-      expiresAt: player.expiry_date && player.expiry_date > 0 ? player.expiry_date : null,
+      expiresAt: expiryOf(player),
       width: player.width,
       height: player.height,
       frameAncestors,
@@ -153,9 +149,13 @@ export class WatchPageService {
     return { state: sources.length > 0 ? 'ready' : 'unavailable', sources, captions };
   }
 
+  private grantedFile(player: WatchPlayerRow, grant: string, key: string): string {
+    return `${this.playbackBase(player, grant)}/files/${key}`;
+  }
+
   /** The poster, a stored image fetched with the viewer's grant; null when none is stored. */
   async poster(player: WatchPlayerRow, grant: string): Promise<string | null> {
     const key = await this.thumbnails.posterKey(player.organization_id, player.uuid);
-    return key ? `${this.playbackBase(player, grant)}/files/${key}` : null;
+    return key ? this.grantedFile(player, grant, key) : null;
   }
 }

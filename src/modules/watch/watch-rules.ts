@@ -7,10 +7,24 @@ export const UUID = /^[0-9a-fA-F-]{1,64}$/;
 export const UUID_PATH = /^\/(watch|embed)\/([0-9a-fA-F-]{1,64})\/?$/;
 export const NOT_FOUND: Refusal = { reason: 'not_found', title: 'Video not found', message: 'There is no video at this address.' };
 
-/** Whether the player is shown now: released, and not expired (an expiry of 0 means none). */
-export const released = (player: WatchPlayerRow, now: number) => player.release_date <= now;
-export const expired = (player: WatchPlayerRow, now: number) => player.expiry_date !== null && player.expiry_date > 0 && player.expiry_date <= now;
-export const showing = (player: WatchPlayerRow, now: number) => released(player, now) && !expired(player, now);
+/** A player's release window, as its row and its API resource both carry it. */
+type ReleaseWindow = Pick<WatchPlayerRow, 'release_date' | 'expiry_date'>;
+
+/** The expiry, or null when there is none (unset, or 0). */
+export const expiryOf = (player: ReleaseWindow) => (player.expiry_date !== null && player.expiry_date > 0 ? player.expiry_date : null);
+
+/** Whether the player is shown now: released, and not expired. */
+export const released = (player: ReleaseWindow, now: number) => player.release_date <= now;
+export const expired = (player: ReleaseWindow, now: number) => {
+  const expiry = expiryOf(player);
+  return expiry !== null && expiry <= now;
+};
+
+/** The total length of a player's videos in seconds, when every one's is known. */
+export function totalSeconds(videos: Array<{ seconds: number | null } | null | undefined>): number | null {
+  if (videos.length === 0 || !videos.every((v) => typeof v?.seconds === 'number')) return null;
+  return videos.reduce((sum, v) => sum + (v?.seconds ?? 0), 0);
+}
 
 /** The host of an absolute URL, lower-cased, or null. */
 export function hostOf(url: string | undefined): string | null {

@@ -6,7 +6,7 @@ import type { EmbedCode } from './embed-code.ts';
 import type { PlaybackGrants } from './playback-grants.ts';
 import type { WatchPlayerRow, WatchRepository } from './watch.repository.ts';
 import type { WatchPageService } from './watch-page.service.ts';
-import { domainAllows, embedDomains, fitInto, hostOf, NOT_FOUND, showing, UUID, UUID_PATH } from './watch-rules.ts';
+import { domainAllows, embedDomains, fitInto, hostOf, NOT_FOUND, UUID, UUID_PATH } from './watch-rules.ts';
 import type { OembedOutcome, OembedQuery, PageKind, PageOutcome, Refusal, Visitor } from './watch-view.ts';
 
 const refused = (refusal: Refusal): PageOutcome => ({ kind: 'refused', refusal });
@@ -81,7 +81,8 @@ export class WatchService {
     const now = nowSeconds();
     const refusal = await this.audience.refusal(player, ip, now);
     if (refusal?.reason === 'blocked') return { kind: 'forbidden', message: refusal.message };
-    if (refusal || !showing(player, now)) return { kind: 'not_found' };
+    // Outside the release window: as if there were no such video.
+    if (refusal) return { kind: 'not_found' };
     if (!player.embed_enabled) return { kind: 'forbidden', message: 'This video cannot be embedded' };
     const size = fitInto(player.width, player.height, query.maxwidth, query.maxheight);
     const open = !player.access_code;
