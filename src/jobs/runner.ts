@@ -134,7 +134,9 @@ export class JobRunner {
     if (!job) return false;
     const controller = new AbortController();
     const done = this.execute(job, controller).finally(() => {
-      this.running.delete(job.id);
+      // A retry with no backoff may already run again under the same id (claimed by drain() before
+      // this settles): only this run's entry is removed, or drain() would think nothing runs.
+      if (this.running.get(job.id)?.controller === controller) this.running.delete(job.id);
       if (this.running.size === 0) this.stopCancelWatch();
       this.kick();
     });
