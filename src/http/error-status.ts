@@ -4,6 +4,7 @@ import type { ErrorCode } from '../lib/errors.ts';
 export const ErrorStatus = {
   bad_request: 400,
   invalid_json: 400,
+  invalid_form: 400,
   unauthorized: 401,
   forbidden: 403,
   allotment_exceeded: 403,

@@ -1,6 +1,11 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { addRouteStep } from './route-hooks.ts';
 import { AppError, invalidField, notFound } from '../lib/errors.ts';
+import { FormBodyError, parseFormBody } from './form-body.ts';
+import { coerceForm, type SchemaNode } from './form-coercion.ts';
+
+/** Marks a request whose body came from a form: its strings take the body schema's types. */
+const FROM_FORM = Symbol('reelbase.formBody');
 
 /**
  * Text with a NUL character cannot be stored by PostgreSQL (SQLite would keep it): refused on every
@@ -72,6 +77,22 @@ export function registerRequestParsing(app: FastifyInstance) {
     });
   });
 
+  // Rails clients send form bodies (docs/api-decisions.md): parsed with Rack's bracket rules, then
+  // typed by the route's schema in the normalizer below.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
+    let value: Record<string, unknown>;
+    try {
+      value = parseFormBody(body as string);
+    } catch (err) {
+      if (err instanceof FormBodyError) return done(new AppError('invalid_form', `The form body cannot be parsed: ${err.message}`), undefined);
+      return done(err as Error, undefined);
+    }
+    const nul = nulPath(value);
+    if (nul) return done(invalidField(nul, 'must not contain NUL characters'), undefined);
+    (request as unknown as Record<symbol, boolean>)[FROM_FORM] = true;
+    done(null, value);
+  });
+
   addRouteStep(app, requestNormalizer);
 }
 
@@ -84,7 +105,11 @@ function requestNormalizer(route: RouteOptions): (request: FastifyRequest) => vo
   const props = (route.schema as { querystring?: SchemaLike } | undefined)?.querystring?.properties ?? {};
   const arrayKeys = Object.keys(props).filter((key) => isArraySchema(props[key]));
   const wrap = route.config?.wrap;
-  return (request) => normalizeRequest(request, hasBody, arrayKeys, wrap);
+  const bodySchema = route.schema?.body as SchemaNode | undefined;
+  return (request) => {
+    normalizeRequest(request, hasBody, arrayKeys, wrap);
+    if ((request as unknown as Record<symbol, boolean>)[FROM_FORM]) request.body = coerceForm(bodySchema, request.body);
+  };
 }
 
 function normalizeRequest(request: FastifyRequest, hasBody: boolean, arrayKeys: string[], wrap: string | undefined): void {

@@ -5,6 +5,7 @@
 export const ErrorCodes = {
   bad_request: 'The request cannot be handled',
   invalid_json: 'The body is not valid JSON',
+  invalid_form: 'The form body cannot be parsed',
   unauthorized: 'auth_token omitted or authentication failed',
   forbidden: 'The action cannot be performed with this token',
   allotment_exceeded: 'The allotment for this resource is used up',
@@ -16,7 +17,7 @@ export const ErrorCodes = {
   idempotency_in_progress: 'A request with this Idempotency-Key is still being processed',
   payload_too_large: 'The request body is too large',
   range_not_satisfiable: 'The requested range is past the end of the file',
-  unsupported_media_type: 'The body must be application/json',
+  unsupported_media_type: 'The body must be application/json or application/x-www-form-urlencoded',
   validation_failed: 'The body has wrong attributes',
   idempotency_key_reused: 'This Idempotency-Key was used with a different request',
   rate_limited: 'Too many requests',

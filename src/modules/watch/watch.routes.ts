@@ -65,6 +65,8 @@ export async function watchPageRoutes(app: App, { config, services }: Deps) {
   const secure = config.publicUrl.startsWith('https:');
   const common = { public: true, media: true } as const;
 
+  // The pages' own small forms (access code, email gate): flat fields, at most 4 KiB.
+  app.removeContentTypeParser('application/x-www-form-urlencoded');
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
