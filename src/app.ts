@@ -16,6 +16,8 @@ import { addRouteHook, addRouteStep } from './http/route-hooks.ts';
 import { parseQueryString, registerRequestParsing, stripJsonSuffix } from './http/request-parsing.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
 import { registerValidation } from './http/validation.ts';
+import { withRequestDeadlines } from './http/request-deadlines.ts';
+import tusRoutes, { isTusRequest } from './modules/uploads/tus.routes.ts';
 import { dashboardModules } from './modules/index.ts';
 import mediaFilesRoutes from './modules/media-files/media-files.routes.ts';
 import hubPagesRoutes from './modules/hubs/hub-pages.routes.ts';
@@ -46,12 +48,12 @@ export async function buildApp({ config, database, logStream, container = create
     rewriteUrl: (req) => stripJsonSuffix(req.url ?? '/'),
     frameworkErrors: (error, request, reply) => void frameworkErrors(error, request, reply),
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true },
-    // A body dripped a byte at a time must not hold a connection for ever: Node's request timeout,
-    // checked every second rather than its default 30 s; the headers within the same time.
+    // Bodies have deadlines of their own (src/http/request-deadlines.ts: long uploads only must not
+    // stall); headers must arrive within REQUEST_TIMEOUT_SECONDS, checked every second.
     serverFactory: (handler) =>
       http.createServer(
-        { requestTimeout: config.requestTimeoutMs, headersTimeout: Math.min(config.requestTimeoutMs, 60_000), connectionsCheckingInterval: 1000 },
-        handler,
+        { requestTimeout: 0, headersTimeout: Math.min(config.requestTimeoutMs, 60_000), connectionsCheckingInterval: 1000 },
+        withRequestDeadlines(handler, { bodyMs: config.requestTimeoutMs, idleMs: config.uploadIdleTimeoutMs, isLongUpload: isTusRequest }),
       ),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -87,6 +89,8 @@ export async function buildApp({ config, database, logStream, container = create
   // The watch and embed pages, and oEmbed also at the root where DESIGN §1 names it (docs/watch.md).
   await app.register(async (root) => watchPageRoutes(root as App, deps));
   await app.register(async (root) => oembedRoutes(root as App, deps, { hide: true }));
+  // Direct uploads: the tus endpoint of upload capabilities, no token (docs/uploads.md).
+  await app.register(async (root) => tusRoutes(root as App, deps));
   // The public pages of hubs and their video sitemaps (docs/hubs.md).
   await app.register(async (root) => hubPagesRoutes(root as App, deps));
   await app.ready();

@@ -46,6 +46,8 @@ const EnvSchema = Type.Object({
   UPLOAD_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 1800 }),
   /** A source or custom rendition download that receives no byte for this many seconds fails (and is retried). */
   UPLOAD_IDLE_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, default: 30 }),
+  /** Direct uploads (docs/uploads.md): hours an unfinished upload is kept before it expires and its bytes are removed. */
+  UPLOAD_EXPIRY_HOURS: Type.Integer({ minimum: 1, maximum: 720, default: 24 }),
   FFMPEG_PATH: Type.Optional(Type.String()),
   FFPROBE_PATH: Type.Optional(Type.String()),
   /** Where media files live; default DATA_DIR/media. */
@@ -103,6 +105,8 @@ export interface Config {
   maxUploadBytes: number;
   uploadTimeoutMs: number;
   uploadIdleTimeoutMs: number;
+  /** Direct uploads (docs/uploads.md): where unfinished tus uploads live locally, and how long they are kept. */
+  uploads: { dir: string; expiryHours: number };
   ffmpegPath: string;
   ffprobePath: string;
   mediaDir: string;
@@ -165,6 +169,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     uploadIdleTimeoutMs: e.UPLOAD_IDLE_TIMEOUT_SECONDS * 1000,
     ffmpegPath: resolveTool('ffmpeg', e.FFMPEG_PATH, env.PATH ?? process.env.PATH, installedBinary('@ffmpeg-installer/ffmpeg')).path,
     ffprobePath: resolveTool('ffprobe', e.FFPROBE_PATH, env.PATH ?? process.env.PATH, installedBinary('@ffprobe-installer/ffprobe')).path,
+    // Beside the media (same file system: a finished upload's original is moved, not copied).
+    uploads: { dir: path.resolve(e.MEDIA_DIR ?? path.join(e.DATA_DIR, 'media'), '.uploads'), expiryHours: e.UPLOAD_EXPIRY_HOURS },
     mediaDir: path.resolve(e.MEDIA_DIR ?? path.join(e.DATA_DIR, 'media')),
     mediaUrlTtlSeconds: e.MEDIA_URL_TTL_SECONDS,
     smtpUrl: e.SMTP_URL,

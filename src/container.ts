@@ -52,6 +52,9 @@ import { ThumbnailsRepository } from './modules/thumbnails/thumbnails.repository
 import { ThumbnailsService } from './modules/thumbnails/thumbnails.service.ts';
 import { TokensRepository } from './modules/tokens/tokens.repository.ts';
 import { TokensService } from './modules/tokens/tokens.service.ts';
+import { createUploadBytes } from './modules/uploads/upload-bytes.ts';
+import { UploadsRepository } from './modules/uploads/uploads.repository.ts';
+import { UploadsService } from './modules/uploads/uploads.service.ts';
 import { UsersRepository } from './modules/users/users.repository.ts';
 import { UsersService } from './modules/users/users.service.ts';
 import { VideoMediaRepository } from './modules/videos/video-media.repository.ts';
@@ -108,6 +111,7 @@ export function createContainer({ config, database, mailer = createMailer(config
     teams: new TeamsRepository(db),
     thumbnails: new ThumbnailsRepository(db),
     tokens: new TokensRepository(db),
+    uploads: new UploadsRepository(db),
     users: new UsersRepository(db),
     videoMedia: new VideoMediaRepository(db),
     videos: new VideosRepository(db),
@@ -132,6 +136,8 @@ export function createContainer({ config, database, mailer = createMailer(config
   const audience = new Audience(ipRanges);
   const grants = new PlaybackGrants(config.signingSecret!);
   const livePlayback = new LivePlaybackService(config.dataDir, r.live);
+  const playerVideos = new PlayerVideosService(db, videos, r.players, r.chapters, players);
+  const uploadBytes = createUploadBytes(config);
   const liveRepos = { live: r.live, videos: r.videos, players: r.players, chapters: r.chapters };
 
   const services = {
@@ -156,7 +162,7 @@ export function createContainer({ config, database, mailer = createMailer(config
     players,
     hubs,
     hubPages: new HubPagesService(config, hubs, players, r.players, thumbnails, ipRanges, embed),
-    playerVideos: new PlayerVideosService(db, videos, r.players, r.chapters, players),
+    playerVideos,
     prompts: new PromptsService(r.prompts),
     roles: new RolesService(),
     stakeholderEmails: new StakeholderEmailsService(
@@ -170,6 +176,11 @@ export function createContainer({ config, database, mailer = createMailer(config
     teams: new TeamsService(db, r.teams, allotments),
     thumbnails,
     tokens,
+    uploadBytes,
+    uploads: new UploadsService(db, r.uploads, playerVideos, videos, uploadBytes, media, {
+      publicUrl: config.publicUrl,
+      expiryHours: config.uploads.expiryHours,
+    }),
     users: new UsersService(db, r.users, r.tokens, allotments),
     videoMedia,
     videos,

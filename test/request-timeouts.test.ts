@@ -8,7 +8,7 @@ describe.each(dialects)('slow clients are timed out (%s)', (dialect) => {
   let org: OrgContext;
   let port: number;
   beforeAll(async () => {
-    t = await createTestApp(dialect, { REQUEST_TIMEOUT_SECONDS: '2' });
+    t = await createTestApp(dialect, { REQUEST_TIMEOUT_SECONDS: '2', UPLOAD_IDLE_TIMEOUT_SECONDS: '1' });
     org = await createOrg(t);
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     port = (t.app.server.address() as net.AddressInfo).port;
@@ -44,5 +44,58 @@ describe.each(dialects)('slow clients are timed out (%s)', (dialect) => {
     expect(ms).toBeLessThan(6000);
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
     expect((await org.api.get('/dashboard/v1/players')).status).toBe(200);
+  });
+
+  /** A tus upload of `size` bytes created through the API; answers its path (the capability). */
+  async function tusPath(size: number): Promise<string> {
+    const upload = await org.api.post('/dashboard/v1/uploads', { name: 'Slow upload' });
+    const url = new URL(upload.body.url as string);
+    const created = await fetch(`http://127.0.0.1:${port}${url.pathname}`, {
+      method: 'POST',
+      headers: { 'Tus-Resumable': '1.0.0', 'Upload-Length': String(size) },
+    });
+    expect(created.status).toBe(201);
+    return url.pathname;
+  }
+
+  /** PATCHes `size` bytes, `perTick` every `everyMs` (stopping after `stopAfter` bytes when given); answers what the server said. */
+  function slowPatch(pathname: string, size: number, perTick: number, everyMs: number, stopAfter = size): Promise<{ ms: number; answer: string }> {
+    return new Promise((resolve) => {
+      const started = Date.now();
+      const socket = net.connect(port, '127.0.0.1');
+      let answer = '';
+      let sent = 0;
+      let timer: NodeJS.Timeout | undefined;
+      socket.on('connect', () => {
+        socket.write(
+          `PATCH ${pathname} HTTP/1.1\r\nHost: x\r\nTus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\nContent-Type: application/offset+octet-stream\r\nContent-Length: ${size}\r\n\r\n`,
+        );
+        timer = setInterval(() => {
+          if (sent >= stopAfter) return;
+          const n = Math.min(perTick, size - sent);
+          socket.write(Buffer.alloc(n, 7));
+          sent += n;
+        }, everyMs);
+      });
+      socket.on('data', (d) => {
+        answer += d.toString();
+        if (answer.includes('\r\n\r\n')) socket.end();
+      });
+      socket.on('close', () => {
+        clearInterval(timer);
+        resolve({ ms: Date.now() - started, answer });
+      });
+      socket.on('error', () => {});
+      setTimeout(() => socket.destroy(), 15_000);
+    });
+  }
+
+  it('a tus upload that keeps sending may take longer than REQUEST_TIMEOUT_SECONDS; one that stalls is cut after UPLOAD_IDLE_TIMEOUT_SECONDS', async () => {
+    const steady = await slowPatch(await tusPath(16_000), 16_000, 1000, 200);
+    expect(steady.ms).toBeGreaterThan(3000);
+    expect(steady.answer).toMatch(/^HTTP\/1\.1 204/);
+    const stalled = await slowPatch(await tusPath(16_000), 16_000, 1000, 100, 4000);
+    expect(stalled.ms).toBeLessThan(4000);
+    expect(stalled.answer).not.toMatch(/^HTTP\/1\.1 204/);
   });
 });

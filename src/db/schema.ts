@@ -415,6 +415,20 @@ export interface LiveStreamInstancesTable {
 }
 
 /** Counters of the public limits, one row per key and window (docs/security.md). */
+/** A direct upload's tus capability (docs/uploads.md). */
+export interface UploadsTable {
+  id: string;
+  secret_hash: string;
+  organization_id: number;
+  video_id: number | null;
+  /** pending, complete (bytes in the upload store), stored (the original in the media store), expired */
+  status: string;
+  size: number | null;
+  expires_at: number;
+  created_at: number;
+  completed_at: number | null;
+}
+
 export interface RateLimitsTable {
   key: string;
   count: number;
@@ -484,6 +498,7 @@ export interface DB {
   live_stream_instances: LiveStreamInstancesTable;
   captions: CaptionsTable;
   rate_limits: RateLimitsTable;
+  uploads: UploadsTable;
   hubs: HubsTable;
   hub_categories: HubCategoriesTable;
   hub_category_players: HubCategoryPlayersTable;

@@ -22,6 +22,7 @@ import gdprRoutes from './gdpr/gdpr.routes.ts';
 import { oembedRoutes } from './watch/watch.routes.ts';
 import webhooksRoutes from './webhooks/webhooks.routes.ts';
 import hubsRoutes from './hubs/hubs.routes.ts';
+import uploadsRoutes from './uploads/uploads.routes.ts';
 
 type RoutesPlugin = (app: App, deps: Deps) => Promise<void>;
 
@@ -50,4 +51,5 @@ export const dashboardModules: RoutesPlugin[] = [
   oembedRoutes,
   webhooksRoutes,
   hubsRoutes,
+  uploadsRoutes,
 ];

@@ -7,6 +7,7 @@ import { JOB_LANES } from './job-kinds.ts';
 import { liveJobs } from './live/live.jobs.ts';
 import { stakeholderEmailJobs } from './stakeholder-emails/stakeholder-emails.jobs.ts';
 import { thumbnailJobs } from './thumbnails/thumbnails.jobs.ts';
+import { uploadJobs } from './uploads/uploads.jobs.ts';
 import { videoJobs } from './videos/videos.jobs.ts';
 import { WebhookDelivery } from './webhooks/webhook-delivery.ts';
 import { webhookJobs } from './webhooks/webhooks.jobs.ts';
@@ -17,7 +18,8 @@ import { webhookJobs } from './webhooks/webhooks.jobs.ts';
  */
 export function jobHandlers({ config, media, mailer, repositories: r, services: s }: Container): Record<string, LanedHandler<never>> {
   return collectHandlers(JOB_LANES, [
-    videoJobs({ config, media, videoMedia: s.videoMedia }),
+    videoJobs({ config, media, videoMedia: s.videoMedia, uploads: s.uploads }),
+    uploadJobs({ uploads: s.uploads }),
     captionJobs({ config, captions: s.captions }),
     thumbnailJobs({ config, media, thumbnails: r.thumbnails, videos: r.videos }),
     liveJobs({ config, media, mailer, videoMedia: s.videoMedia, live: r.live, videos: r.videos }),

@@ -29,6 +29,8 @@ export const jobKinds = {
     /** The Video resource (as the API answers it) when it reached ready or error. */
     video: { status: string | null } & Record<string, unknown>;
   }>({ maxAttempts: WEBHOOK_DELIVERY_ATTEMPTS }),
+  /** An unfinished direct upload reached its expiry: refused from then on, bytes removed, video failed (docs/uploads.md). */
+  'upload.expire': jobKind<{ uploadId: string }>(),
   /** Removal of store folders (durable: runs even if the immediate removal failed). */
   'media.delete': jobKind<{ prefixes: string[] }>(),
   'caption.fetch': jobKind<{ caption_id: number; revision: number }>({ maxAttempts: 5, lane: 'media' }),

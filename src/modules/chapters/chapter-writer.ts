@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { invalidField } from '../../lib/errors.ts';
 import type { VideosRepository, VideoRow } from '../videos/videos.repository.ts';
-import { toVideo, type newVideoRow, type VideosService } from '../videos/videos.service.ts';
+import { toVideo, type VideosService } from '../videos/videos.service.ts';
 import type { ChapterRow, ChaptersRepository } from './chapters.repository.ts';
 import type { Chapter } from './chapters.schemas.ts';
 
@@ -40,7 +40,7 @@ export class ChapterWriter {
     private readonly videoService: VideosService,
   ) {}
 
-  async resolveVideo(input: { video_id?: number; video_attributes?: Parameters<typeof newVideoRow>[1] }, field: string): Promise<VideoRow> {
+  async resolveVideo(input: { video_id?: number; video_attributes?: Parameters<VideosService['insert']>[2] }, field: string): Promise<VideoRow> {
     if (input.video_id !== undefined) {
       const video = await this.videos.find(this.organizationId, input.video_id);
       if (!video) throw invalidField(`${field}video_id`, 'does not name a video of this organization');

@@ -18,3 +18,11 @@ export function enqueueDelete(db: Kysely<DB>, prefixes: string[]): Promise<numbe
 
 /** Folder of one video's files in the store. */
 export const videoPrefix = (uuid: string) => `videos/${uuid}`;
+
+/** Where a video without upload_url finds its source: a direct upload (implemented by the uploads area). */
+export interface UploadedSources {
+  /** Writes the video's uploaded original to `dest`; false when it has none. */
+  fetch(video: { id: number; uuid: string }, dest: string, signal: AbortSignal): Promise<boolean>;
+  /** Once processed, keeps the original (taken over from `file`) in the media store. */
+  keep(video: { id: number; uuid: string }, file: string): Promise<void>;
+}

@@ -10,6 +10,7 @@ import { processSource, storeResult } from '../../media/pipeline.ts';
 import { safeDownload } from '../../net/safe-fetch.ts';
 import type { JobKinds } from '../job-kinds.ts';
 import type { VideoMediaService } from './video-media.service.ts';
+import type { UploadedSources } from './video-jobs.ts';
 
 /** The containers a custom rendition may come in, served as they are. */
 function containerOf(formatName: string): { ext: string; contentType: string } | null {
@@ -40,13 +41,19 @@ export interface VideoJobDeps {
   config: Config;
   media: Media;
   videoMedia: VideoMediaService;
+  uploads: UploadedSources;
 }
 
 /** The media pipeline's jobs (docs/media.md). */
-export function videoJobs({ config, media, videoMedia: service }: VideoJobDeps): JobHandlersFor<JobKinds, 'video.process' | 'video.files' | 'media.delete'> {
+export function videoJobs({
+  config,
+  media,
+  videoMedia: service,
+  uploads,
+}: VideoJobDeps): JobHandlersFor<JobKinds, 'video.process' | 'video.files' | 'media.delete'> {
   return {
     /**
-     * Upload_url → SSRF-safe download → probe → sd and hd MP4 → thumbnails → store →
+     * Upload_url → SSRF-safe download (or the finished direct upload) → probe → sd and hd MP4 → thumbnails → store →
      * `ready` (or `error` with a clear message). Only the job of the video's current source version
      * publishes; a retried or re-run job starts over in a fresh folder. ffmpeg dies with the job's signal.
      */
@@ -55,16 +62,20 @@ export function videoJobs({ config, media, videoMedia: service }: VideoJobDeps):
       if (!video) return; // deleted, re-sourced, or already finished
       const work = await jobWorkDir(media.workDir, ctx.job);
       let folder: string | null = null;
+      const what = video.upload_url ? 'upload_url' : 'upload';
       try {
-        if (!video.upload_url) throw new PermanentJobError('The video has no upload_url');
         const source = path.join(work.dir, 'source');
-        await safeDownload(video.upload_url, source, {
-          allowedHosts: config.uploadAllowedHosts,
-          maxBytes: config.maxUploadBytes,
-          timeoutMs: config.uploadTimeoutMs,
-          idleTimeoutMs: config.uploadIdleTimeoutMs,
-          signal: ctx.signal,
-        });
+        if (video.upload_url) {
+          await safeDownload(video.upload_url, source, {
+            allowedHosts: config.uploadAllowedHosts,
+            maxBytes: config.maxUploadBytes,
+            timeoutMs: config.uploadTimeoutMs,
+            idleTimeoutMs: config.uploadIdleTimeoutMs,
+            signal: ctx.signal,
+          });
+        } else if (!(await uploads.fetch(video, source, ctx.signal))) {
+          throw new PermanentJobError('The video has no source: no upload_url and no finished upload');
+        }
         // The source may have changed (or the video gone) during the download: skip the transcodes.
         if (!(await service.stillCurrent(payload))) return;
         const result = await processSource({
@@ -77,11 +88,13 @@ export function videoJobs({ config, media, videoMedia: service }: VideoJobDeps):
         });
         folder = service.newRunFolder(video, payload.version);
         const keys = await storeResult(media.store, folder, result);
+        // An uploaded original is kept (the URL of an upload_url stays the way to fetch it again).
+        if (!video.upload_url) await uploads.keep(video, source);
         await service.completeProcessing(payload, folder, result, keys);
       } catch (err) {
         if (folder) await service.removeFolders([folder]);
         if (ctx.signal.aborted) throw err; // stopping or lease lost: the job runs again elsewhere
-        const failure = err instanceof PermanentJobError ? { message: err.message, permanent: true } : describeMediaFailure(err, 'upload_url', work.dir);
+        const failure = err instanceof PermanentJobError ? { message: err.message, permanent: true } : describeMediaFailure(err, what, work.dir);
         if (failure.permanent || ctx.job.attempts >= ctx.job.max_attempts) {
           await service.failProcessing(payload, failure.message);
           throw new PermanentJobError(failure.message);

@@ -49,6 +49,11 @@ export class VideosRepository {
     return this.db.updateTable('videos').set(changes).where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
   }
 
+  /** Changes a video that is in status `from` (any organization: called by jobs); undefined when it is not. */
+  moveStatus(id: number, from: string, changes: Updateable<VideosTable>): Promise<VideoRow | undefined> {
+    return this.db.updateTable('videos').set(changes).where('id', '=', id).where('status', '=', from).returningAll().executeTakeFirst();
+  }
+
   delete(organizationId: number, id: number): Promise<VideoRow | undefined> {
     return this.db.deleteFrom('videos').where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
   }

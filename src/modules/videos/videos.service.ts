@@ -31,7 +31,11 @@ export function toVideo(row: VideoRow): Video {
 }
 
 /** A new video row; `status` starts null (the media pipeline moves it on). Use VideosService.insert to create one. */
-export function newVideoRow(organizationId: number, attrs: CreateVideoBody, now: number): Insertable<VideosTable> {
+export function newVideoRow(
+  organizationId: number,
+  attrs: Omit<CreateVideoBody, 'upload_url'> & { upload_url: string | null },
+  now: number,
+): Insertable<VideosTable> {
   return {
     organization_id: organizationId,
     uuid: newUuid(),
@@ -49,6 +53,9 @@ export function newVideoRow(organizationId: number, attrs: CreateVideoBody, now:
     updated_at: now,
   };
 }
+
+/** The status of a video whose direct upload has not finished yet. */
+export const WAITING_FOR_UPLOAD = 'waiting_for_upload';
 
 const WRITABLE = ['name', 'upload_url', 'description', 'sync', 'audio_gain', 'webhook_url', 'notes'] as const satisfies ReadonlyArray<keyof UpdateVideoBody>;
 
@@ -68,6 +75,27 @@ export class VideosService {
     const video = await this.videos.with(trx).insert(newVideoRow(organizationId, attrs, now));
     await enqueueProcessing(trx, video.id, video.media_version);
     return video;
+  }
+
+  /**
+   * A video whose source is a direct upload still to come (docs/uploads.md): `waiting_for_upload`,
+   * processed once the upload's last byte lands (`sourceUploaded`).
+   */
+  insertAwaitingUpload(trx: Kysely<DB>, organizationId: number, attrs: Pick<CreateVideoBody, 'name' | 'description'>, now: number): Promise<VideoRow> {
+    return this.videos.with(trx).insert({ ...newVideoRow(organizationId, { ...attrs, upload_url: null }, now), status: WAITING_FOR_UPLOAD, origin: 'upload' });
+  }
+
+  /** The upload of a waiting video is complete: queued for processing like an upload_url. False when it no longer waits. */
+  async sourceUploaded(trx: Kysely<DB>, videoId: number): Promise<boolean> {
+    const row = await this.videos.with(trx).moveStatus(videoId, WAITING_FOR_UPLOAD, { status: null, updated_at: nowSeconds() });
+    if (!row) return false;
+    await enqueueProcessing(trx, row.id, row.media_version);
+    return true;
+  }
+
+  /** The upload of a waiting video will never complete (it expired): the video ends in `error`. */
+  async uploadFailed(trx: Kysely<DB>, videoId: number, message: string): Promise<void> {
+    await this.videos.with(trx).moveStatus(videoId, WAITING_FOR_UPLOAD, { status: 'error', error_message: message, updated_at: nowSeconds() });
   }
 
   async get(organizationId: number, id: number): Promise<Video> {

@@ -1,0 +1,87 @@
+import { Server } from '@tus/server';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { App, Deps } from '../../http/context.ts';
+import { UploadRefused, type UploadRefusal } from './uploads.service.ts';
+
+/** `/uploads/<id>/<secret>`: the capability URL that POST /v1/uploads answers. */
+const CAPABILITY = /^\/uploads\/([0-9a-f]{24})\/([A-Za-z0-9_-]{43})\/?$/;
+
+/** Whether a raw request is for the tus endpoint (its bodies may take long: src/http/request-deadlines.ts). */
+export const isTusRequest = (url: string) => url.startsWith('/uploads/');
+
+const STATUS: Record<UploadRefusal, number> = { unknown: 404, expired: 410, finished: 409, started: 409 };
+
+function capabilityOf(url: string): { id: string; secret: string } | null {
+  const match = CAPABILITY.exec(new URL(url, 'http://x').pathname);
+  return match ? { id: match[1], secret: match[2] } : null;
+}
+
+/** An error @tus/server answers with its `status_code` and `body`. */
+class TusRefusal extends Error {
+  readonly body: string;
+  constructor(
+    readonly status_code: number,
+    message: string,
+  ) {
+    super(message);
+    this.body = `${message}\n`;
+  }
+}
+const refusal = (status: number, message: string) => new TusRefusal(status, message);
+
+/**
+ * The tus 1.0 endpoint of direct uploads (docs/uploads.md), served by @tus/server: creation (POST to
+ * the capability URL, which is also the upload's URL), HEAD, PATCH, termination (DELETE) and
+ * expiration. No API token: the capability's secret is checked on every request, and its state
+ * decides (one upload, before it expires). GET is not served: an upload is not a way to share a file.
+ */
+export default async function tusRoutes(app: App, { config, services }: Deps) {
+  const uploads = services.uploads;
+  const tus = new Server({
+    path: '/uploads',
+    datastore: services.uploadBytes,
+    maxSize: config.maxUploadBytes,
+    namingFunction: (req) => {
+      const capability = capabilityOf(req.url);
+      if (!capability) throw refusal(404, 'No such upload');
+      return capability.id;
+    },
+    getFileIdFromRequest: (req) => capabilityOf(req.url)?.id,
+    generateUrl: (req, { id }) => `${config.publicUrl}/uploads/${id}/${capabilityOf(req.url)?.secret ?? ''}`,
+    onIncomingRequest: async (req, id) => {
+      const capability = capabilityOf(req.url);
+      if (!capability || capability.id !== id) throw refusal(404, 'No such upload');
+      try {
+        await uploads.admit(id, capability.secret, req.method);
+      } catch (err) {
+        if (err instanceof UploadRefused) throw refusal(STATUS[err.reason], err.message);
+        throw err;
+      }
+    },
+    // Bytes past MAX_UPLOAD_BYTES are refused and nothing of that upload is kept (a new POST may start it again).
+    onResponseError: async (req, err) => {
+      const capability = capabilityOf(req.url);
+      if ('status_code' in err && err.status_code === 413 && capability) await uploads.discardBytes(capability.id);
+      return undefined;
+    },
+    onUploadFinish: async (_req, upload) => {
+      await uploads.finish(upload.id, upload.size ?? upload.offset);
+      return {};
+    },
+  });
+
+  // tus PATCH bodies are read by @tus/server from the raw request, as a stream: Fastify must not.
+  app.addContentTypeParser('application/offset+octet-stream', (_request, _payload, done) => done(null));
+
+  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.hijack();
+    await tus.handle(request.raw, reply.raw);
+  };
+  app.route({
+    method: ['POST', 'HEAD', 'PATCH', 'DELETE', 'OPTIONS'],
+    url: '/uploads/:id/:secret',
+    config: { public: true, media: true },
+    schema: { hide: true },
+    handler: handle,
+  });
+}
