@@ -1,4 +1,6 @@
 import { Command, CommanderError } from 'commander';
+import path from 'node:path';
+import { uploadFile } from './cli-upload.ts';
 import { loadConfig } from './config.ts';
 import { openAndMigrate } from './runtime.ts';
 import { createContainer, type Services } from './container.ts';
@@ -114,6 +116,35 @@ token
       if (!user || !isRole(user.role)) throw new Error(`no user ${userId} in organization ${orgId}`);
       if (role !== undefined && role !== user.role) throw new Error(`--role ${role} is not the role of user ${userId} (${user.role})`);
       out({ auth_token: await tokens.issue(orgId, user.role, `user ${userId}`, userId), user_id: userId, role: user.role });
+    });
+  });
+
+program
+  .command('upload')
+  .description('upload a local file as a new video (tus, resumable: run it again after an interruption); --wait until it is ready')
+  .argument('<file>', 'the video file')
+  .option('--name <name>', "the video's name (default: the file's name)")
+  .option('--org <id>', 'organization id', '1')
+  .option('--url <base>', 'the server (default: PUBLIC_URL, else http://HOST:PORT)')
+  .option('--wait', 'wait until the video is ready or in error')
+  .action(async (file: string, opts: { name?: string; org: string; url?: string; wait?: boolean }) => {
+    // Arguments are checked before the database is opened.
+    const organizationId = parseId(opts.org, '--org');
+    if (opts.url !== undefined && !/^https?:\/\/[^/]/.test(opts.url)) throw new Error('--url must be an http(s) URL');
+    const config = loadConfig();
+    const base = opts.url ?? config.publicUrl;
+    await withServices(async (services) => {
+      if (!(await services.organizations.findById(organizationId))) throw new Error(`no organization ${organizationId}`);
+      const outcome = await uploadFile(services, {
+        file,
+        name: opts.name,
+        organizationId,
+        base,
+        wait: opts.wait === true,
+        resumeFile: path.join(config.dataDir, 'cli-uploads.json'),
+      });
+      out(outcome);
+      if (outcome.status === 'error') process.exitCode = 1;
     });
   });
 

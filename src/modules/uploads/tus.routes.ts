@@ -47,7 +47,9 @@ export default async function tusRoutes(app: App, { config, services }: Deps) {
       return capability.id;
     },
     getFileIdFromRequest: (req) => capabilityOf(req.url)?.id,
-    generateUrl: (req, { id }) => `${config.publicUrl}/uploads/${id}/${capabilityOf(req.url)?.secret ?? ''}`,
+    // The upload lives at the URL it was created at: answered as a path, which every client resolves
+    // against the address it used (a proxy's, an internal one, PUBLIC_URL).
+    generateUrl: (req, { id }) => `/uploads/${id}/${capabilityOf(req.url)?.secret ?? ''}`,
     onIncomingRequest: async (req, id) => {
       const capability = capabilityOf(req.url);
       if (!capability || capability.id !== id) throw refusal(404, 'No such upload');
