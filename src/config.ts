@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
-import { resolveTool } from './lib/ffmpeg-binaries.ts';
+import { resolveTool, type ToolName } from './lib/ffmpeg-binaries.ts';
 
 /** Every setting the service reads from its environment, with its default. Parsed once at start-up. */
 const EnvSchema = Type.Object({
@@ -129,7 +129,17 @@ const requireFromHere = createRequire(import.meta.url);
  * ffmpeg/ffprobe: FFMPEG_PATH/FFPROBE_PATH, else a maintained one (5 or newer) on PATH, else the static
  * builds of the npm packages, the zero-setup fallback (src/lib/ffmpeg-binaries.ts).
  */
-const installedBinary = (pkg: string) => () => (requireFromHere(pkg) as { path: string }).path;
+const installedBinary = (name: ToolName) => () => {
+  try {
+    return (requireFromHere(`@${name}-installer/${name}`) as { path: string }).path;
+  } catch {
+    // The package is missing or has no build for this platform: nothing is left to fall back on.
+    const variable = name === 'ffmpeg' ? 'FFMPEG_PATH' : 'FFPROBE_PATH';
+    throw new ConfigError(
+      `No ${name} found: install ffmpeg 5 or newer on the PATH (Debian: apt-get install ffmpeg) or set ${variable} to the ${name} executable.`,
+    );
+  }
+};
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const raw: Record<string, unknown> = {};
@@ -167,10 +177,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     uploadTimeoutMs: e.UPLOAD_TIMEOUT_SECONDS * 1000,
     uploadIdleTimeoutMs: e.UPLOAD_IDLE_TIMEOUT_SECONDS * 1000,
-    ffmpegPath: resolveTool('ffmpeg', e.FFMPEG_PATH, env.PATH ?? process.env.PATH, installedBinary('@ffmpeg-installer/ffmpeg')).path,
-    ffprobePath: resolveTool('ffprobe', e.FFPROBE_PATH, env.PATH ?? process.env.PATH, installedBinary('@ffprobe-installer/ffprobe')).path,
     // Beside the media (same file system: a finished upload's original is moved, not copied).
     uploads: { dir: path.resolve(e.MEDIA_DIR ?? path.join(e.DATA_DIR, 'media'), '.uploads'), expiryHours: e.UPLOAD_EXPIRY_HOURS },
+    ffmpegPath: resolveTool('ffmpeg', e.FFMPEG_PATH, env.PATH ?? process.env.PATH, installedBinary('ffmpeg')).path,
+    ffprobePath: resolveTool('ffprobe', e.FFPROBE_PATH, env.PATH ?? process.env.PATH, installedBinary('ffprobe')).path,
     mediaDir: path.resolve(e.MEDIA_DIR ?? path.join(e.DATA_DIR, 'media')),
     mediaUrlTtlSeconds: e.MEDIA_URL_TTL_SECONDS,
     smtpUrl: e.SMTP_URL,

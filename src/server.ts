@@ -8,17 +8,17 @@ import { jobHandlers } from './modules/job-handlers.ts';
 import { LiveIngest } from './modules/live/live-ingest.ts';
 import { bootstrapOwner, openAndMigrate, tuneRuntime } from './runtime.ts';
 import { jobGraceMs, Shutdown, shutdownTimeoutMs, watchNpmParent } from './shutdown.ts';
+import { checkStartup, listenHoldingRequests, StartupError, toolsUsed } from './startup-checks.ts';
 
 /** Entry point: ROLE=api serves HTTP, ROLE=worker runs jobs, ROLE=all (default) does both. */
 async function main() {
   tuneRuntime();
   const config = loadConfig();
   const timeoutMs = shutdownTimeoutMs();
+  // What can fail is checked before anything is created: one line saying what to change (src/startup-checks.ts).
+  await checkStartup(config);
   // Which ffmpeg parses the uploads, and a warning when it is not a maintained release (src/lib/ffmpeg-binaries.ts).
-  for (const [name, binary] of [
-    ['ffmpeg', config.ffmpegPath],
-    ['ffprobe', config.ffprobePath],
-  ] as const) {
+  for (const [name, binary] of toolsUsed(config)) {
     const { line, warning } = describeTool(name, binary);
     process.stderr.write(`${line}\n${warning ? `${warning}\n` : ''}`);
   }
@@ -28,13 +28,15 @@ async function main() {
   const shutdown = new Shutdown({ timeoutMs });
 
   if (config.role !== 'worker') {
+    const app = await buildApp({ config, database, container });
+    // Listening first: the owner is created only once the port is ours, and before any request is answered.
+    const answerRequests = await listenHoldingRequests(app, config.host, config.port);
     const token = await bootstrapOwner(config, container.services.organizations);
     if (token) {
       // Printed once, on the terminal that started the service; the request log never sees it.
       process.stdout.write(`\nReelbase created organization "Default".\nOwner token (also in ${config.dataDir}/owner-token): ${token}\n\n`);
     }
-    const app = await buildApp({ config, database, container });
-    await app.listen({ host: config.host, port: config.port });
+    answerRequests();
     shutdown.drain('http', async () => {
       // close() stops accepting, closes idle keep-alive connections and waits for in-flight requests;
       // a connection whose request finishes meanwhile is idle from then on: closed as well, at once.
@@ -79,6 +81,7 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err instanceof ConfigError ? err.message : err);
+  // Expected failures are their one sentence; anything else keeps its stack.
+  console.error(err instanceof ConfigError || err instanceof StartupError ? err.message : err);
   process.exit(1);
 });

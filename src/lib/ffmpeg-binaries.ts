@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -72,20 +72,46 @@ export function findOnPath(name: string, searchPath: string | undefined): string
   return null;
 }
 
-const versions = new Map<string, ToolVersion | null>();
+interface ToolRun {
+  version: ToolVersion | null;
+  /** Why `<binary> -version` did not run to a clean exit (start-up checks print it); null when it did. */
+  problem: string | null;
+}
 
-/** `<binary> -version`, once per binary and process (a few tens of ms); null when it does not run or answer in time. */
-export function toolVersion(binary: string): ToolVersion | null {
-  if (!versions.has(binary)) {
-    let version: ToolVersion | null = null;
-    try {
-      version = parseToolVersion(execFileSync(binary, ['-version'], { encoding: 'utf8', timeout: 3000, stdio: ['ignore', 'pipe', 'ignore'] }));
-    } catch {
-      // missing, not executable, crashed or hung: not a usable candidate
-    }
-    versions.set(binary, version);
+const runs = new Map<string, ToolRun>();
+
+/** `<binary> -version`, once per binary and process (a few tens of ms). */
+function runVersion(binary: string): ToolRun {
+  let run = runs.get(binary);
+  if (!run) {
+    const result = spawnSync(binary, ['-version'], { encoding: 'utf8', timeout: 3000, stdio: ['ignore', 'pipe', 'ignore'] });
+    const problem = runProblem(result);
+    run = { version: problem === null ? parseToolVersion(result.stdout) : null, problem };
+    runs.set(binary, run);
   }
-  return versions.get(binary) ?? null;
+  return run;
+}
+
+function runProblem(result: SpawnSyncReturns<string>): string | null {
+  const error: NodeJS.ErrnoException | undefined = result.error;
+  const code = error?.code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES') return 'permission denied: not an executable file';
+  if (code === 'ETIMEDOUT') return '`-version` did not answer within 3 s';
+  if (result.error) return result.error.message;
+  if (result.signal) return `\`-version\` was killed by ${result.signal}`;
+  if (result.status !== 0) return `\`-version\` exited with status ${result.status}`;
+  return null;
+}
+
+/** The version `<binary> -version` prints; null when it does not run, fails, or does not answer in time. */
+export function toolVersion(binary: string): ToolVersion | null {
+  return runVersion(binary).version;
+}
+
+/** Why the binary cannot be run (missing, not executable, failing, hung), or null when `-version` runs cleanly. */
+export function toolProblem(binary: string): string | null {
+  return runVersion(binary).problem;
 }
 
 const chosen = new Map<string, ToolChoice>();
@@ -98,12 +124,17 @@ export function resolveTool(name: ToolName, configured: string | undefined, sear
   return choice;
 }
 
+/** Where the binary in use came from (as resolved by `resolveTool`; a path it never resolved counts as configured). */
+export function toolSource(binary: string): ToolSource {
+  return chosen.get(binary)?.source ?? 'env';
+}
+
 /**
  * The line the server prints at start for a tool in use, and a warning when it is not a maintained
  * release (the npm fallback, or older than 5).
  */
 export function describeTool(name: ToolName, binary: string): { line: string; warning: string | null } {
-  const source = chosen.get(binary)?.source ?? 'env';
+  const source = toolSource(binary);
   const version = toolVersion(binary);
   const from = { env: name === 'ffmpeg' ? 'FFMPEG_PATH' : 'FFPROBE_PATH', path: 'PATH', npm: 'npm package' }[source];
   const line = `${name}: ${binary} (version ${version?.text ?? 'unknown'}, from ${from})`;
