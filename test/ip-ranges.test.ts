@@ -92,9 +92,13 @@ describe.each(dialects)('blacklisted IP ranges on %s', (dialect) => {
     expect((await admin.post(`${P}/blacklisted_ip_ranges`, { name: 'all v4', ip_range: '0.0.0.0/0' })).status).toBe(201);
     expect((await admin.post(`${P}/blacklisted_ip_ranges`, { name: 'one v6', ip_range: '2001:db8::1/128' })).status).toBe(201);
     expect(await count()).toBe(before + 3);
-    // Malformed JSON is a 400, another media type 415.
+    // Malformed JSON is a 400, another media type 415; a form body is read like JSON (docs/api-decisions.md).
     expect((await admin.post(`${P}/blacklisted_ip_ranges`, '{"ip_range":')).status).toBe(400);
-    expect((await admin.post(`${P}/blacklisted_ip_ranges`, 'ip_range=1.2.3.4', { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(415);
+    expect((await admin.post(`${P}/blacklisted_ip_ranges`, 'ip_range=1.2.3.4', { 'content-type': 'text/plain' })).status).toBe(415);
+    expect((await admin.post(`${P}/blacklisted_ip_ranges`, 'name=one&ip_range=1.2.3.4', { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(
+      201,
+    );
+    expect(await count()).toBe(before + 4);
   });
 
   it('lists: a bare array without per_page, the envelope with it, id ascending, CSV too', async () => {

@@ -12,7 +12,10 @@ export function markDocsPublic(app: FastifyInstance) {
   });
 }
 
-/** OpenAPI 3.1 generated from the route schemas, at /dashboard/openapi.json, rendered at /dashboard/docs. */
+/**
+ * OpenAPI 3.1 generated from the route schemas, at /dashboard/openapi.json, rendered at /dashboard/docs.
+ * The schemas' examples make "Try it out" send requests that work (test/openapi-examples.test.ts).
+ */
 export async function registerOpenApi(app: FastifyInstance) {
   await app.register(swagger, {
     openapi: {
@@ -32,6 +35,6 @@ export async function registerOpenApi(app: FastifyInstance) {
     },
     hideUntagged: false,
   });
-  await app.register(swaggerUi, { routePrefix: '/dashboard/docs', uiConfig: { docExpansion: 'list' } });
+  await app.register(swaggerUi, { routePrefix: '/dashboard/docs', uiConfig: { docExpansion: 'list' }, theme: { title: 'Reelbase Dashboard API reference' } });
   app.get('/dashboard/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 }

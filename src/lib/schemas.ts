@@ -29,8 +29,25 @@ export function Nullable<T extends TSchema>(schema: T) {
   return scalar ? Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'] }) : Type.Union([schema, Type.Null()]);
 }
 
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
-export const UuidParams = Type.Object({ uuid: Type.String({ minLength: 1, maxLength: 64 }) });
+/*
+ * Examples: the API reference's "Try it out" (/dashboard/docs) sends them as they are, so each one is a
+ * request that succeeds on a fresh server (organization 1 with nothing in it) once the document's own
+ * create examples have run, creates first (test/openapi-examples.test.ts sends them all in that order).
+ * Path ids are the ids those creates make.
+ */
+
+/** A record id (1..2^31-1) whose example is `example`. */
+export const IdExample = (example: number) => Type.Integer({ minimum: 1, maximum: 2147483647, examples: [example] });
+
+/** `{id}` in a path, naming the record `example` on a fresh server. */
+export const idParams = (example: number) => Type.Object({ id: IdExample(example) });
+
+/**
+ * Player UUIDs are random, so no example can name a player of every server: this one shows the form
+ * (the operations taking it are listed in test/openapi-examples.test.ts).
+ */
+export const PLAYER_UUID_EXAMPLE = '6f1c2b8e-4d3a-4e5f-9a7b-0c1d2e3f4a5b';
+export const UuidParams = Type.Object({ uuid: Type.String({ minLength: 1, maxLength: 64, examples: [PLAYER_UUID_EXAMPLE] }) });
 
 export const HttpUrl = Type.String({ minLength: 1, maxLength: 2048, pattern: '^[hH][tT][tT][pP][sS]?://[^\\s]+$' });
 

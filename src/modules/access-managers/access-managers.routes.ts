@@ -1,7 +1,6 @@
 import type { App, Deps } from '../../http/context.ts';
 import { answerArrayOrEnvelope } from '../../http/paging.ts';
-import { IdParams } from '../../lib/schemas.ts';
-import { AccessManager, AccessManagerList, AccessManagerListQuery, UpdateAccessManagerBody } from './access-managers.schemas.ts';
+import { AccessManager, AccessManagerList, AccessManagerListQuery, AccessManagerParams, UpdateAccessManagerBody } from './access-managers.schemas.ts';
 
 const tags = ['access managers'];
 
@@ -26,7 +25,7 @@ export default async function accessManagersRoutes(app: App, { config, services 
   app.get(
     '/v1/access_managers/:id',
     {
-      schema: { tags, summary: 'Get an access manager', params: IdParams, response: { 200: AccessManager } },
+      schema: { tags, summary: 'Get an access manager', params: AccessManagerParams, response: { 200: AccessManager } },
     },
     async (req) => service.get(req.auth.organizationId, req.params.id),
   );
@@ -36,7 +35,7 @@ export default async function accessManagersRoutes(app: App, { config, services 
       method,
       url: '/v1/access_managers/:id',
       config: { wrap: 'access_manager', permission: 'security:manage' },
-      schema: { tags, summary: 'Change an access manager', params: IdParams, body: UpdateAccessManagerBody, response: { 200: AccessManager } },
+      schema: { tags, summary: 'Change an access manager', params: AccessManagerParams, body: UpdateAccessManagerBody, response: { 200: AccessManager } },
       handler: async (req) => service.update(req.auth.organizationId, req.params.id, req.body),
     });
   }

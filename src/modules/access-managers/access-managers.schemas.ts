@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PagingQuery, Summary } from '../../lib/schemas.ts';
-import { Nullable } from '../../lib/schemas.ts';
+import { Nullable, idParams } from '../../lib/schemas.ts';
 
 export const MESSAGE_MAX = 1000;
 export const DISPLAY_NAME_MAX = 255;
@@ -39,19 +39,36 @@ export const AccessManagerList = Type.Union([Type.Array(AccessManager), Type.Obj
   description: 'A bare array without per_page, {access_managers, summary} with it',
 });
 
-export const UpdateAccessManagerBody = Type.Object({
-  enabled: Type.Optional(Type.Boolean()),
-  moderator_id: Type.Optional(Nullable(Id)),
-  custom_sender_display_name: Type.Optional(Nullable(Line(DISPLAY_NAME_MAX))),
-  custom_approval_message: Type.Optional(Nullable(Text(MESSAGE_MAX))),
-  custom_denial_message: Type.Optional(Nullable(Text(MESSAGE_MAX))),
-  whitelisted_domains_enabled: Type.Optional(Type.Boolean()),
-  whitelisted_domains: Type.Optional(
-    Type.Union([
-      Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { maxItems: DOMAINS_MAX }),
-      Type.String({ maxLength: DOMAINS_MAX * 254, description: 'comma-separated' }),
-    ]),
-  ),
-  max_access_code_uses: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2147483647 }))),
-});
+/** Player 1's access manager on a fresh server (made when the access managers are first listed). */
+export const AccessManagerParams = idParams(1);
+
+export const UpdateAccessManagerBody = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean()),
+    moderator_id: Type.Optional(Nullable(Id)),
+    custom_sender_display_name: Type.Optional(Nullable(Line(DISPLAY_NAME_MAX))),
+    custom_approval_message: Type.Optional(Nullable(Text(MESSAGE_MAX))),
+    custom_denial_message: Type.Optional(Nullable(Text(MESSAGE_MAX))),
+    whitelisted_domains_enabled: Type.Optional(Type.Boolean()),
+    whitelisted_domains: Type.Optional(
+      Type.Union([
+        Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { maxItems: DOMAINS_MAX }),
+        Type.String({ maxLength: DOMAINS_MAX * 254, description: 'comma-separated' }),
+      ]),
+    ),
+    max_access_code_uses: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2147483647 }))),
+  },
+  {
+    examples: [
+      {
+        enabled: true,
+        moderator_id: 1,
+        custom_sender_display_name: 'Acme Video Team',
+        whitelisted_domains_enabled: true,
+        whitelisted_domains: ['example.com'],
+        max_access_code_uses: 100,
+      },
+    ],
+  },
+);
 export type UpdateAccessManagerBody = Static<typeof UpdateAccessManagerBody>;

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { IdExample, PLAYER_UUID_EXAMPLE } from '../../lib/schemas.ts';
 
 /** What an allotment counts: users, teams, embed-enabled players. */
 export const AllotmentTypes = ['govideo_users', 'teams', 'embeds'] as const;
@@ -23,7 +24,8 @@ export const AllotmentsResponse = Type.Object({
 });
 export type AllotmentsResponse = Static<typeof AllotmentsResponse>;
 
-export const AllotmentsParams = Type.Object({ organization_id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
+/** The token's organization: 1 on a fresh server. */
+export const AllotmentsParams = Type.Object({ organization_id: IdExample(1) });
 
 export const AllotmentsQuery = Type.Object({
   types: Type.Optional(
@@ -53,7 +55,7 @@ export const AllotmentLimitsInput = Type.Object(
 );
 export type AllotmentLimitsInput = Static<typeof AllotmentLimitsInput>;
 
-export const EmbedParams = Type.Object({ uuid: Type.String({ minLength: 1, maxLength: 64 }) });
+export const EmbedParams = Type.Object({ uuid: Type.String({ minLength: 1, maxLength: 64, examples: [PLAYER_UUID_EXAMPLE] }) });
 
 export const EmbedResult = Type.Object({
   success: Type.Boolean(),

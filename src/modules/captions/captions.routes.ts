@@ -3,11 +3,11 @@ import type { FastifyReply } from 'fastify';
 import type { App, Deps } from '../../http/context.ts';
 import { answerArrayOrEnvelope } from '../../http/paging.ts';
 import { ErrorBody } from '../../http/schemas.ts';
-import { IdParams } from '../../lib/schemas.ts';
 import {
   Caption,
   CaptionList,
   CaptionListQuery,
+  CaptionParams,
   ContentQuery,
   ContentStatus,
   CreateCaptionBody,
@@ -94,7 +94,7 @@ export default async function captionsRoutes(app: App, { config, services }: Dep
   app.get(
     '/v1/captions/:id',
     {
-      schema: { tags, summary: 'Get a caption', params: IdParams, response: { 200: Caption } },
+      schema: { tags, summary: 'Get a caption', params: CaptionParams, response: { 200: Caption } },
     },
     async (req) => service.get(req.auth.organizationId, req.params.id),
   );
@@ -107,7 +107,7 @@ export default async function captionsRoutes(app: App, { config, services }: Dep
       schema: {
         tags,
         summary: 'Update a caption: language, is_default, notes, or a new file (content, srt_url, vtt_url), which is processed again',
-        params: IdParams,
+        params: CaptionParams,
         body: UpdateCaptionBody,
         response: { 200: Caption },
       },
@@ -118,7 +118,7 @@ export default async function captionsRoutes(app: App, { config, services }: Dep
   app.delete(
     '/v1/captions/:id',
     {
-      schema: { tags, summary: 'Delete a caption; answers the deleted caption', params: IdParams, response: { 200: Caption } },
+      schema: { tags, summary: 'Delete a caption; answers the deleted caption', params: CaptionParams, response: { 200: Caption } },
     },
     async (req) => service.delete(req.auth.organizationId, req.params.id),
   );
@@ -129,7 +129,7 @@ export default async function captionsRoutes(app: App, { config, services }: Dep
       schema: {
         tags,
         summary: 'Processing status of the caption file (with the parse error, naming the line)',
-        params: IdParams,
+        params: CaptionParams,
         response: { 200: ContentStatus },
       },
     },
@@ -144,7 +144,7 @@ export default async function captionsRoutes(app: App, { config, services }: Dep
       schema: {
         tags,
         summary: 'The caption file: WebVTT (text/vtt) by default; format=srt or txt (or Accept) converts; download=true serves an attachment',
-        params: IdParams,
+        params: CaptionParams,
         querystring: ContentQuery,
         response: { 200: FileResponse, 409: ErrorBody },
       },
@@ -158,7 +158,7 @@ export default async function captionsRoutes(app: App, { config, services }: Dep
   app.patch(
     '/v1/captions/:id/draft',
     {
-      schema: { tags, summary: 'Set a caption to draft (from complete or published)', params: IdParams, response: { 200: Caption, 400: ErrorBody } },
+      schema: { tags, summary: 'Set a caption to draft (from complete or published)', params: CaptionParams, response: { 200: Caption, 400: ErrorBody } },
     },
     async (req) => service.setDraft(req.auth.organizationId, req.params.id),
   );
@@ -166,7 +166,7 @@ export default async function captionsRoutes(app: App, { config, services }: Dep
   app.patch(
     '/v1/captions/:id/publish',
     {
-      schema: { tags, summary: 'Publish a caption (from draft or complete, else 400)', params: IdParams, response: { 200: Caption, 400: ErrorBody } },
+      schema: { tags, summary: 'Publish a caption (from draft or complete, else 400)', params: CaptionParams, response: { 200: Caption, 400: ErrorBody } },
     },
     async (req) => service.publish(req.auth.organizationId, req.params.id),
   );

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PagingQuery, Summary } from '../../lib/schemas.ts';
-import { HttpUrl, Nullable, Timestamps } from '../../lib/schemas.ts';
+import { HttpUrl, IdExample, Nullable, Timestamps, idParams } from '../../lib/schemas.ts';
 import { LANGUAGE_MAX_LENGTH } from './languages.ts';
 
 export const CaptionStatuses = ['in_progress', 'complete', 'error', 'draft', 'published'] as const;
@@ -52,20 +52,36 @@ const Sources = {
   vtt_url: Type.Optional(HttpUrl),
 };
 
-export const CreateCaptionBody = Type.Object({
-  language: Language,
-  is_default: Type.Optional(Type.Boolean()),
-  notes: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
-  ...Sources,
-});
+export const CreateCaptionBody = Type.Object(
+  {
+    language: Language,
+    is_default: Type.Optional(Type.Boolean()),
+    notes: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+    ...Sources,
+  },
+  {
+    // Caption 1 on a fresh server (inline, so that it is ready at once; srt_url / vtt_url fetch a file instead).
+    examples: [
+      {
+        language: 'en',
+        is_default: true,
+        format: 'srt',
+        content: '1\n00:00:00,000 --> 00:00:03,000\nWelcome to Reelbase.\n\n2\n00:00:03,000 --> 00:00:06,500\nLet us take a look around.\n',
+      },
+    ],
+  },
+);
 export type CreateCaptionBody = Static<typeof CreateCaptionBody>;
 
-export const UpdateCaptionBody = Type.Object({
-  language: Type.Optional(Language),
-  is_default: Type.Optional(Type.Boolean()),
-  notes: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
-  ...Sources,
-});
+export const UpdateCaptionBody = Type.Object(
+  {
+    language: Type.Optional(Language),
+    is_default: Type.Optional(Type.Boolean()),
+    notes: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+    ...Sources,
+  },
+  { examples: [{ language: 'en-US', notes: 'Reviewed by the localisation team' }] },
+);
 export type UpdateCaptionBody = Static<typeof UpdateCaptionBody>;
 
 export const CaptionListQuery = Type.Object({
@@ -79,7 +95,9 @@ export const CaptionListQuery = Type.Object({
 });
 export type CaptionListQuery = Static<typeof CaptionListQuery>;
 
-export const VideoCaptionsParams = Type.Object({ video_id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
+/** Video 1 and caption 1 on a fresh server: what the create examples make. */
+export const VideoCaptionsParams = Type.Object({ video_id: IdExample(1) });
+export const CaptionParams = idParams(1);
 
 export const ContentFormat = Type.Union([Type.Literal('vtt'), Type.Literal('srt'), Type.Literal('txt')]);
 export type ContentFormat = Static<typeof ContentFormat>;
@@ -104,8 +122,8 @@ export const ContentStatus = Type.Object({
 export type ContentStatus = Static<typeof ContentStatus>;
 
 export const FileParams = Type.Object({
-  id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
-  file: Type.String({ pattern: '^[A-Za-z0-9-]{1,40}\\.(vtt|srt|txt)$' }),
+  id: IdExample(1),
+  file: Type.String({ pattern: '^[A-Za-z0-9-]{1,40}\\.(vtt|srt|txt)$', examples: ['en.vtt'] }),
 });
 
 /** Missing or malformed signature parts answer 403 like a wrong signature (checked by the service). */

@@ -1,6 +1,5 @@
 import type { App, Deps } from '../../http/context.ts';
-import { IdParams } from '../../lib/schemas.ts';
-import { Chapter, CreateChapterBody, UpdateChapterBody } from './chapters.schemas.ts';
+import { Chapter, ChapterParams, CreateChapterBody, UpdateChapterBody } from './chapters.schemas.ts';
 
 const tags = ['chapters'];
 
@@ -21,7 +20,7 @@ export default async function chaptersRoutes(app: App, { services }: Deps) {
       method,
       url: '/v1/chapters/:id',
       config: { wrap: 'chapter' },
-      schema: { tags, summary: 'Update a chapter (position, video)', params: IdParams, body: UpdateChapterBody, response: { 200: Chapter } },
+      schema: { tags, summary: 'Update a chapter (position, video)', params: ChapterParams, body: UpdateChapterBody, response: { 200: Chapter } },
       handler: async (req) => chapters.update(req.auth.organizationId, req.params.id, req.body),
     });
   }
@@ -29,7 +28,7 @@ export default async function chaptersRoutes(app: App, { services }: Deps) {
   app.get(
     '/v1/chapters/:id',
     {
-      schema: { tags, summary: 'Get a chapter', params: IdParams, response: { 200: Chapter } },
+      schema: { tags, summary: 'Get a chapter', params: ChapterParams, response: { 200: Chapter } },
     },
     async (req) => chapters.get(req.auth.organizationId, req.params.id),
   );
@@ -37,7 +36,7 @@ export default async function chaptersRoutes(app: App, { services }: Deps) {
   app.delete(
     '/v1/chapters/:id',
     {
-      schema: { tags, summary: 'Delete a chapter (its video stays)', params: IdParams, response: { 200: Chapter } },
+      schema: { tags, summary: 'Delete a chapter (its video stays)', params: ChapterParams, response: { 200: Chapter } },
     },
     async (req) => chapters.delete(req.auth.organizationId, req.params.id),
   );

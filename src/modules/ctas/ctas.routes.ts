@@ -6,13 +6,15 @@ import {
   Cta,
   CtaCreateBody,
   CtaList,
+  ChapterParams,
   CtaListQuery,
   CtaMeta,
+  CtaParams,
   CtaUpdateBody,
   EmailGate,
   EmailGateCreateBody,
-  IdParams,
   PlayerCtaListQuery,
+  PlayerParams,
   UuidParams,
 } from './ctas.schemas.ts';
 
@@ -59,7 +61,7 @@ export default async function ctasRoutes(app: App, { config, services }: Deps) {
   app.get(
     '/v1/ctas/:id',
     {
-      schema: { tags, summary: 'Get a CTA', params: IdParams, response: { 200: Cta } },
+      schema: { tags, summary: 'Get a CTA', params: CtaParams, response: { 200: Cta } },
       // Not async: a cached CTA is answered in the same tick, its body serialized once (docs/performance.md).
     },
     (request, reply) => mapMaybe(ctas.get(request.auth.organizationId, request.params.id), (cta) => sendCta(reply, cta)),
@@ -69,7 +71,7 @@ export default async function ctasRoutes(app: App, { config, services }: Deps) {
     '/v1/ctas/:id',
     {
       config: { wrap: 'cta' },
-      schema: { tags, summary: 'Update a CTA', params: IdParams, body: CtaUpdateBody, response: { 200: Cta } },
+      schema: { tags, summary: 'Update a CTA', params: CtaParams, body: CtaUpdateBody, response: { 200: Cta } },
     },
     async (request) => ctas.update(request.auth.organizationId, request.params.id, request.body),
   );
@@ -77,7 +79,7 @@ export default async function ctasRoutes(app: App, { config, services }: Deps) {
   app.delete(
     '/v1/ctas/:id',
     {
-      schema: { tags, summary: 'Delete a CTA; answers the deleted CTA', params: IdParams, response: { 200: Cta } },
+      schema: { tags, summary: 'Delete a CTA; answers the deleted CTA', params: CtaParams, response: { 200: Cta } },
     },
     async (request) => ctas.remove(request.auth.organizationId, request.params.id),
   );
@@ -86,7 +88,7 @@ export default async function ctasRoutes(app: App, { config, services }: Deps) {
     '/v1/chapters/:id/ctas',
     {
       config: { list: 'ctas' },
-      schema: { tags, summary: "A chapter's CTAs", params: IdParams, querystring: CtaListQuery, response: { 200: CtaList } },
+      schema: { tags, summary: "A chapter's CTAs", params: ChapterParams, querystring: CtaListQuery, response: { 200: CtaList } },
     },
     async (request) =>
       answerEnvelope('ctas', request.query, config.listDefaultCap, (page) => ctas.listForChapter(request.auth.organizationId, request.params.id, page)),
@@ -98,7 +100,7 @@ export default async function ctasRoutes(app: App, { config, services }: Deps) {
     '/v1/players/:id/ctas',
     {
       config: { list: 'ctas' },
-      schema: { tags, summary: "A player's CTAs", params: IdParams, querystring: PlayerCtaListQuery, response: { 200: CtaList } },
+      schema: { tags, summary: "A player's CTAs", params: PlayerParams, querystring: PlayerCtaListQuery, response: { 200: CtaList } },
     },
     async (request) =>
       answerEnvelope('ctas', request.query, config.listDefaultCap, (page) =>
@@ -121,7 +123,7 @@ export default async function ctasRoutes(app: App, { config, services }: Deps) {
   app.get(
     '/v1/players/:id/cta_meta',
     {
-      schema: { tags, summary: "Counts of a player's public and draft CTAs", params: IdParams, response: { 200: CtaMeta } },
+      schema: { tags, summary: "Counts of a player's public and draft CTAs", params: PlayerParams, response: { 200: CtaMeta } },
     },
     async (request) => ctas.meta(request.auth.organizationId, { id: request.params.id }),
   );

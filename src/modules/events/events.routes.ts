@@ -13,13 +13,14 @@ import {
   EventMetaQuery,
   EventSearchQuery,
   EventUpdateBody,
-  IdParams,
+  EventParams,
   OrgEvent,
   OrgEventCreateBody,
   OrgEventList,
   OrgEventListQuery,
   OrgEventParams,
   OrgEventUpdateBody,
+  OrganizationParams,
   OwnerMeta,
   PlayerEventCreateBody,
   UuidParams,
@@ -80,7 +81,7 @@ export default async function eventsRoutes(app: App, { config, services }: Deps)
       schema: {
         tags,
         summary: 'Copy an event (the copy is a draft at the same place unless told otherwise)',
-        params: IdParams,
+        params: EventParams,
         body: EventDuplicateBody,
         response: { 201: Event },
       },
@@ -96,7 +97,7 @@ export default async function eventsRoutes(app: App, { config, services }: Deps)
   app.get(
     '/v1/events/:id',
     {
-      schema: { tags, summary: 'Get an event', params: IdParams, response: { 200: Event } },
+      schema: { tags, summary: 'Get an event', params: EventParams, response: { 200: Event } },
       // Not async: a cached event is answered in the same tick, its body serialized once (docs/performance.md).
     },
     (request, reply) => mapMaybe(events.get(request.auth.organizationId, request.params.id), (event) => sendEvent(reply, event)),
@@ -106,7 +107,7 @@ export default async function eventsRoutes(app: App, { config, services }: Deps)
     '/v1/events/:id',
     {
       config: { wrap: 'event' },
-      schema: { tags, summary: 'Update an event', params: IdParams, body: EventUpdateBody, response: { 200: Event } },
+      schema: { tags, summary: 'Update an event', params: EventParams, body: EventUpdateBody, response: { 200: Event } },
     },
     async (request) => events.update(request.auth.organizationId, request.params.id, request.body),
   );
@@ -114,7 +115,7 @@ export default async function eventsRoutes(app: App, { config, services }: Deps)
   app.delete(
     '/v1/events/:id',
     {
-      schema: { tags, summary: 'Delete an event; answers the deleted event', params: IdParams, response: { 200: Event } },
+      schema: { tags, summary: 'Delete an event; answers the deleted event', params: EventParams, response: { 200: Event } },
     },
     async (request) => events.remove(request.auth.organizationId, request.params.id),
   );
@@ -122,7 +123,7 @@ export default async function eventsRoutes(app: App, { config, services }: Deps)
   app.get(
     '/v1/events/:id/owner_meta',
     {
-      schema: { tags, summary: 'Where the event is shown: chapter, player, video and timing', params: IdParams, response: { 200: OwnerMeta } },
+      schema: { tags, summary: 'Where the event is shown: chapter, player, video and timing', params: EventParams, response: { 200: OwnerMeta } },
     },
     async (request) => events.ownerMeta(request.auth.organizationId, request.params.id),
   );
@@ -169,7 +170,7 @@ export default async function eventsRoutes(app: App, { config, services }: Deps)
       schema: {
         tags: defaultTags,
         summary: "The organization's default events with their timing",
-        params: IdParams,
+        params: OrganizationParams,
         querystring: OrgEventListQuery,
         response: { 200: OrgEventList },
       },
@@ -187,7 +188,7 @@ export default async function eventsRoutes(app: App, { config, services }: Deps)
       schema: {
         tags: defaultTags,
         summary: 'Add a default event (new, or a copy of event_id)',
-        params: IdParams,
+        params: OrganizationParams,
         body: OrgEventCreateBody,
         response: { 201: OrgEvent },
       },

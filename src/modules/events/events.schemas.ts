@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable } from '../../lib/schemas.ts';
+import { IdExample, Nullable, PLAYER_UUID_EXAMPLE } from '../../lib/schemas.ts';
 import { PagingQuery, Summary } from '../../lib/schemas.ts';
 
 /** Largest value of a 4-byte integer column (ids, seconds): anything above would overflow PostgreSQL. */
@@ -33,10 +33,14 @@ export const EventStateSchema = Type.Enum([...EVENT_STATES], { description: 'pub
 
 /** A record id; anything else (text, 0, beyond int4) names no record and answers 404. */
 export const IdSchema = Type.Integer({ minimum: 1, maximum: INT4_MAX });
-export const IdParams = Type.Object({ id: IdSchema });
-export const OrgEventParams = Type.Object({ id: IdSchema, event_id: IdSchema });
+/** Event 3 on a fresh server: the one the create example makes (after CTAs 1 and 2, which share the ids). */
+export const EventParams = Type.Object({ id: IdExample(3) });
+/** The token's organization: 1 on a fresh server. */
+export const OrganizationParams = Type.Object({ id: IdExample(1) });
+/** Default event 5 on a fresh server: the one the create example makes. */
+export const OrgEventParams = Type.Object({ id: IdExample(1), event_id: IdExample(5) });
 /** Player UUIDs (the literal path form `/players/uuid=:uuid`). */
-export const UuidParams = Type.Object({ uuid: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }) });
+export const UuidParams = Type.Object({ uuid: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', examples: [PLAYER_UUID_EXAMPLE] }) });
 
 // ---- placement fields shared by CTAs and events ---------------------------------------------
 
@@ -67,32 +71,52 @@ const eventFields = {
   width: Type.Optional(Nullable(WidthSchema)),
 };
 
+const overlayHtml = '<p>Plans start at $10 a month. <a href="https://www.example.com/pricing">Compare plans</a></p>';
+
 /** POST /v1/events: `event_type` is required, everything else has a default. */
-export const EventCreateBody = Type.Object({ ...eventFields, event_type: EventTypeSchema });
+export const EventCreateBody = Type.Object(
+  { ...eventFields, event_type: EventTypeSchema },
+  // Event 3 on a fresh server.
+  { examples: [{ event_type: 'simple_overlay', name: 'Pricing overlay', chapter_id: 1, second: 30, duration: 10, html: overlayHtml }] },
+);
 export type EventCreateBody = Static<typeof EventCreateBody>;
 
 /** PATCH /v1/events/:id: any subset. */
-export const EventUpdateBody = Type.Object(eventFields);
+export const EventUpdateBody = Type.Object(eventFields, { examples: [{ name: 'Pricing overlay (spring offer)', second: 45, duration: 15 }] });
 export type EventUpdateBody = Static<typeof EventUpdateBody>;
 
 /** POST /v1/events/:id/duplicate: optional overrides of the copy. */
-export const EventDuplicateBody = Type.Object({
-  name: eventFields.name,
-  state: eventFields.state,
-  chapter_id: eventFields.chapter_id,
-  second: eventFields.second,
-});
+export const EventDuplicateBody = Type.Object(
+  {
+    name: eventFields.name,
+    state: eventFields.state,
+    chapter_id: eventFields.chapter_id,
+    second: eventFields.second,
+  },
+  { examples: [{ name: 'Pricing overlay (copy)', second: 90 }] },
+);
 export type EventDuplicateBody = Static<typeof EventDuplicateBody>;
 
 /** POST /v1/players/uuid=:uuid/events: chapter_id defaults to the player's first chapter. */
-export const PlayerEventCreateBody = Type.Object({ ...eventFields, event_type: EventTypeSchema, chapter_id: Type.Optional(ChapterIdSchema) });
+export const PlayerEventCreateBody = Type.Object(
+  { ...eventFields, event_type: EventTypeSchema, chapter_id: Type.Optional(ChapterIdSchema) },
+  {
+    examples: [
+      { event_type: 'simple_email', name: 'Newsletter sign-up', second: 60, duration: 20, html: '<p>Get a new tip every week.</p>', is_new_contact: true },
+    ],
+  },
+);
 export type PlayerEventCreateBody = Static<typeof PlayerEventCreateBody>;
 
 /** POST /v1/organizations/:id/events: a new default event, or a default copy of `event_id`. */
 const { chapter_id: _chapterId, ...defaultEventFields } = eventFields;
-export const OrgEventCreateBody = Type.Object({ ...defaultEventFields, event_id: Type.Optional(IdSchema) });
+export const OrgEventCreateBody = Type.Object(
+  { ...defaultEventFields, event_id: Type.Optional(IdSchema) },
+  // Event 5 on a fresh server.
+  { examples: [{ event_type: 'simple_post_roll', name: 'Subscribe', html: '<p>Liked it? <a href="https://www.example.com/subscribe">Subscribe</a></p>' }] },
+);
 export type OrgEventCreateBody = Static<typeof OrgEventCreateBody>;
-export const OrgEventUpdateBody = Type.Object(defaultEventFields);
+export const OrgEventUpdateBody = Type.Object(defaultEventFields, { examples: [{ name: 'Subscribe to the newsletter', closeable: false }] });
 export type OrgEventUpdateBody = Static<typeof OrgEventUpdateBody>;
 
 // ---- queries ---------------------------------------------------------------------------------

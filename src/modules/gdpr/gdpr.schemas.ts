@@ -27,20 +27,24 @@ export const GdprNewValues = Type.Object(
 );
 export type GdprNewValues = Static<typeof GdprNewValues>;
 
-export const CreateGdprRequestBody = Type.Object({
-  request_action: Type.Union(
-    GDPR_ACTIONS.map((a) => Type.Literal(a)),
-    { description: 'access, forget or rectify' },
-  ),
-  email: Type.String({ minLength: 3, maxLength: 254, format: 'email', description: "The data subject's address (case-insensitive)" }),
-  webhook: Type.Optional(Nullable(HttpUrl)),
-  new_values: Type.Optional(GdprNewValues),
-});
+export const CreateGdprRequestBody = Type.Object(
+  {
+    request_action: Type.Union(
+      GDPR_ACTIONS.map((a) => Type.Literal(a)),
+      { description: 'access, forget or rectify' },
+    ),
+    email: Type.String({ minLength: 3, maxLength: 254, format: 'email', description: "The data subject's address (case-insensitive)" }),
+    webhook: Type.Optional(Nullable(HttpUrl)),
+    new_values: Type.Optional(GdprNewValues),
+  },
+  { examples: [{ request_action: 'access', email: 'jane.doe@example.com' }] },
+);
 export type CreateGdprRequestBody = Static<typeof CreateGdprRequestBody>;
 
 export const GdprReceipt = Type.Object({ receipt_id: Type.String({ description: 'UUID naming the request' }) });
 
-export const GdprReceiptParams = Type.Object({ receipt_id: Type.String({ minLength: 1, maxLength: 64 }) });
+/** Receipts are random UUIDs: the example shows the form (test/openapi-examples.test.ts lists the operation). */
+export const GdprReceiptParams = Type.Object({ receipt_id: Type.String({ minLength: 1, maxLength: 64, examples: ['0b7e6f2a-9c41-4d8e-a5f3-2c6d8e9f1a7b'] }) });
 
 export const GdprRequestStatus = Type.Object({
   receipt_id: Type.String(),

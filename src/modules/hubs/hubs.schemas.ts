@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, PagingQuery, Summary, Timestamps } from '../../lib/schemas.ts';
+import { IdExample, Nullable, PagingQuery, Summary, Timestamps } from '../../lib/schemas.ts';
 
 export const HUB_NAME_MAX = 255;
 export const SLUG_MAX = 100;
@@ -46,19 +46,26 @@ export const HubList = Type.Union([Type.Array(Hub), Type.Object({ hubs: Type.Arr
 
 export const HubListQuery = Type.Object({ ...PagingQuery });
 
-export const CreateHubBody = Type.Object({
-  name: Name,
-  slug: Type.Optional(Slug),
-  description: Type.Optional(Nullable(Type.String({ maxLength: DESCRIPTION_MAX }))),
-  public: Type.Optional(Type.Boolean({ description: 'Default true' })),
-});
+export const CreateHubBody = Type.Object(
+  {
+    name: Name,
+    slug: Type.Optional(Slug),
+    description: Type.Optional(Nullable(Type.String({ maxLength: DESCRIPTION_MAX }))),
+    public: Type.Optional(Type.Boolean({ description: 'Default true' })),
+  },
+  // Hub 1 on a fresh server.
+  { examples: [{ name: 'Customer stories', description: 'How teams around the world work with Acme', public: true }] },
+);
 export type CreateHubBody = Static<typeof CreateHubBody>;
 
-export const UpdateHubBody = Type.Partial(CreateHubBody);
+export const UpdateHubBody = Type.Partial(CreateHubBody, {
+  examples: [{ name: 'Customer success stories', description: 'How teams around the world save time with Acme' }],
+});
 export type UpdateHubBody = Static<typeof UpdateHubBody>;
 
-export const HubParams = Type.Object({ id: Id });
-export const CategoryParams = Type.Object({ id: Id, category_id: Id });
+/** Hub 1 and its category 1 on a fresh server: what the create examples make. */
+export const HubParams = Type.Object({ id: IdExample(1) });
+export const CategoryParams = Type.Object({ id: IdExample(1), category_id: IdExample(1) });
 
 export const Category = Type.Object({
   id: Type.Integer(),
@@ -77,17 +84,21 @@ export const CategoryList = Type.Union([Type.Array(Category), Type.Object({ cate
 
 export const CategoryListQuery = Type.Object({ ...PagingQuery });
 
-export const CreateCategoryBody = Type.Object({
-  name: Name,
-  slug: Type.Optional(Slug),
-  position: Type.Optional(Position),
-  player_ids: Type.Optional(
-    Type.Array(Id, { maxItems: MAX_CATEGORY_PLAYERS, description: "Players of the hub's organization, in display order (duplicates dropped)" }),
-  ),
-});
+export const CreateCategoryBody = Type.Object(
+  {
+    name: Name,
+    slug: Type.Optional(Slug),
+    position: Type.Optional(Position),
+    player_ids: Type.Optional(
+      Type.Array(Id, { maxItems: MAX_CATEGORY_PLAYERS, description: "Players of the hub's organization, in display order (duplicates dropped)" }),
+    ),
+  },
+  // Category 1 of hub 1 on a fresh server, showing player 1.
+  { examples: [{ name: 'Getting started', player_ids: [1] }] },
+);
 export type CreateCategoryBody = Static<typeof CreateCategoryBody>;
 
-export const UpdateCategoryBody = Type.Partial(CreateCategoryBody);
+export const UpdateCategoryBody = Type.Partial(CreateCategoryBody, { examples: [{ name: 'First steps', position: 0, player_ids: [1] }] });
 export type UpdateCategoryBody = Static<typeof UpdateCategoryBody>;
 
 export const Sitemap = Type.Object({ url: Type.String({ description: "The hub's public sitemap" }) });

@@ -1,7 +1,6 @@
 import type { App, Deps } from '../../http/context.ts';
 import { answerArrayOrEnvelope } from '../../http/paging.ts';
-import { IdParams } from '../../lib/schemas.ts';
-import { BlacklistedIpRange, CreateIpRangeBody, IpRangeList, IpRangeListQuery } from './ip-ranges.schemas.ts';
+import { BlacklistedIpRange, CreateIpRangeBody, IpRangeList, IpRangeListQuery, IpRangeParams } from './ip-ranges.schemas.ts';
 
 const tags = ['blacklisted IP ranges'];
 // Reading the blacklist is as sensitive as writing it (it tells who is being kept out): admins and owners.
@@ -45,7 +44,7 @@ export default async function ipRangesRoutes(app: App, { config, services }: Dep
     '/v1/blacklisted_ip_ranges/:id',
     {
       config: { permission },
-      schema: { tags, summary: 'Get a blacklisted IP range', params: IdParams, response: { 200: BlacklistedIpRange } },
+      schema: { tags, summary: 'Get a blacklisted IP range', params: IpRangeParams, response: { 200: BlacklistedIpRange } },
     },
     async (req) => service.get(req.auth.organizationId, req.params.id),
   );
@@ -54,7 +53,7 @@ export default async function ipRangesRoutes(app: App, { config, services }: Dep
     '/v1/blacklisted_ip_ranges/:id',
     {
       config: { permission },
-      schema: { tags, summary: 'Delete a blacklisted IP range; answers it', params: IdParams, response: { 200: BlacklistedIpRange } },
+      schema: { tags, summary: 'Delete a blacklisted IP range; answers it', params: IpRangeParams, response: { 200: BlacklistedIpRange } },
     },
     async (req) => service.delete(req.auth.organizationId, req.params.id),
   );

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { PagingQuery, Summary } from '../../lib/schemas.ts';
+import { PagingQuery, Summary, idParams } from '../../lib/schemas.ts';
 
 export const BlacklistedIpRange = Type.Object({
   id: Type.Integer(),
@@ -11,14 +11,20 @@ export const BlacklistedIpRange = Type.Object({
 });
 export type BlacklistedIpRange = Static<typeof BlacklistedIpRange>;
 
-export const CreateIpRangeBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\u0000-\\u001F\\u007F]*$', description: 'Label; default: the ip_range' })),
-  ip_range: Type.String({
-    minLength: 1,
-    maxLength: 64,
-    description: 'An IPv4 or IPv6 address or CIDR range: 203.0.113.7, 192.168.0.0/24, 2001:db8::/32, ::ffff:10.0.0.0/104',
-  }),
-});
+/** Range 1 on a fresh server: the one the create example makes. */
+export const IpRangeParams = idParams(1);
+
+export const CreateIpRangeBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\u0000-\\u001F\\u007F]*$', description: 'Label; default: the ip_range' })),
+    ip_range: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'An IPv4 or IPv6 address or CIDR range: 203.0.113.7, 192.168.0.0/24, 2001:db8::/32, ::ffff:10.0.0.0/104',
+    }),
+  },
+  { examples: [{ name: 'Known scraper network', ip_range: '203.0.113.0/24' }] },
+);
 export type CreateIpRangeBody = Static<typeof CreateIpRangeBody>;
 
 export const IpRangeListQuery = Type.Object({ ...PagingQuery });

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PagingQuery, Summary } from '../../lib/schemas.ts';
-import { Nullable, Timestamps } from '../../lib/schemas.ts';
+import { IdExample, Nullable, Timestamps } from '../../lib/schemas.ts';
 
 /** A string that must be one of `values` (one enum keeps the 422 message readable). */
 const OneOf = <T extends string | number>(values: readonly T[], options: Record<string, unknown> = {}) =>
@@ -22,42 +22,64 @@ export type StreamTagsInput = Static<typeof StreamTags>;
 
 const AirDate = Nullable(Type.String({ format: 'date-time', maxLength: 64, description: 'ISO 8601 date-time with a time zone' }));
 
-export const LiveParams = Type.Object({ current_organization_id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
+/** Organization 1 and stream instance 1 on a fresh server: what the create example makes. */
+export const LiveParams = Type.Object({ current_organization_id: IdExample(1) });
 export const LiveInstanceParams = Type.Object({
-  current_organization_id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
-  live_stream_instance_id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
+  current_organization_id: IdExample(1),
+  live_stream_instance_id: IdExample(1),
 });
 
-export const CreateLiveBody = Type.Object({
-  stream_options: Type.Optional(
-    Type.Object(
-      { recurring: Type.Optional(Type.Boolean({ description: 'The key can start new broadcasts after one ends' })) },
+export const CreateLiveBody = Type.Object(
+  {
+    stream_options: Type.Optional(
+      Type.Object(
+        { recurring: Type.Optional(Type.Boolean({ description: 'The key can start new broadcasts after one ends' })) },
+        { additionalProperties: false },
+      ),
+    ),
+    video_options: Type.Object(
+      {
+        video_name: Type.String({ minLength: 1, maxLength: 255 }),
+        description: Type.String({ maxLength: 10_000 }),
+        stream_tags: StreamTags,
+        air_date: Type.Optional(AirDate),
+        segment_length: Type.Optional(OneOf(SEGMENT_LENGTHS, { description: 'HLS segment length in seconds: 1, 4 (default) or 10' })),
+        has_redundant_streams: Type.Optional(Type.Boolean({ description: 'Backup ingest credentials (organization feature redundant_streams)' })),
+        disable_notifications: Type.Optional(Type.Boolean({ description: "No email to the organization's admins when the stream goes live" })),
+        dvr_enabled: Type.Optional(Type.Boolean({ description: 'Viewers can pause and rewind during the broadcast' })),
+      },
       { additionalProperties: false },
     ),
-  ),
-  video_options: Type.Object(
-    {
-      video_name: Type.String({ minLength: 1, maxLength: 255 }),
-      description: Type.String({ maxLength: 10_000 }),
-      stream_tags: StreamTags,
-      air_date: Type.Optional(AirDate),
-      segment_length: Type.Optional(OneOf(SEGMENT_LENGTHS, { description: 'HLS segment length in seconds: 1, 4 (default) or 10' })),
-      has_redundant_streams: Type.Optional(Type.Boolean({ description: 'Backup ingest credentials (organization feature redundant_streams)' })),
-      disable_notifications: Type.Optional(Type.Boolean({ description: "No email to the organization's admins when the stream goes live" })),
-      dvr_enabled: Type.Optional(Type.Boolean({ description: 'Viewers can pause and rewind during the broadcast' })),
-    },
-    { additionalProperties: false },
-  ),
-});
+  },
+  {
+    // Stream instance 1 (with its player and video) on a fresh server.
+    examples: [
+      {
+        stream_options: { recurring: true },
+        video_options: {
+          video_name: 'Weekly town hall',
+          description: 'News from the whole company, and your questions answered live',
+          stream_tags: ['town-hall', ['speaker', 'Jane Doe']],
+          air_date: '2030-01-15T17:00:00Z',
+          segment_length: 4,
+          dvr_enabled: true,
+        },
+      },
+    ],
+  },
+);
 export type CreateLiveBody = Static<typeof CreateLiveBody>;
 
-export const UpdateLiveBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-  description: Type.Optional(Type.String({ maxLength: 10_000 })),
-  dvr_enabled: Type.Optional(Type.Boolean()),
-  air_date: Type.Optional(AirDate),
-  stream_tags: Type.Optional(StreamTags),
-});
+export const UpdateLiveBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    description: Type.Optional(Type.String({ maxLength: 10_000 })),
+    dvr_enabled: Type.Optional(Type.Boolean()),
+    air_date: Type.Optional(AirDate),
+    stream_tags: Type.Optional(StreamTags),
+  },
+  { examples: [{ name: 'Weekly town hall: Q&A special', air_date: '2030-01-22T17:00:00Z', stream_tags: ['town-hall', 'q-and-a'] }] },
+);
 export type UpdateLiveBody = Static<typeof UpdateLiveBody>;
 
 export const LiveListQuery = Type.Object({

@@ -1,7 +1,14 @@
 import type { App, Deps } from '../../http/context.ts';
 import { answerArrayOrEnvelope } from '../../http/paging.ts';
-import { IdParams } from '../../lib/schemas.ts';
-import { AccountList, FamilyTree, Organization, OrganizationList, OrganizationListQuery, UpdateOrganizationBody } from './organizations.schemas.ts';
+import {
+  AccountList,
+  FamilyTree,
+  Organization,
+  OrganizationList,
+  OrganizationListQuery,
+  OrganizationParams,
+  UpdateOrganizationBody,
+} from './organizations.schemas.ts';
 
 const tags = ['organizations'];
 
@@ -39,7 +46,7 @@ export default async function organizationsRoutes(app: App, { config, services }
   app.get(
     '/v1/organizations/:id',
     {
-      schema: { tags, summary: "Get an organization (the token's or a descendant)", params: IdParams, response: { 200: Organization } },
+      schema: { tags, summary: "Get an organization (the token's or a descendant)", params: OrganizationParams, response: { 200: Organization } },
     },
     async (req) => service.get(req.auth.organizationId, req.params.id),
   );
@@ -51,7 +58,7 @@ export default async function organizationsRoutes(app: App, { config, services }
       schema: {
         tags,
         summary: 'Update an organization: name, domains and allotment limits (owners)',
-        params: IdParams,
+        params: OrganizationParams,
         body: UpdateOrganizationBody,
         response: { 200: Organization },
       },
@@ -65,7 +72,7 @@ export default async function organizationsRoutes(app: App, { config, services }
       schema: {
         tags,
         summary: 'The family tree the organization belongs to, as far as the token may see it',
-        params: IdParams,
+        params: OrganizationParams,
         response: { 200: FamilyTree },
       },
     },

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PagingQuery, Summary } from '../../lib/schemas.ts';
-import { Nullable, Timestamps } from '../../lib/schemas.ts';
+import { Nullable, Timestamps, idParams } from '../../lib/schemas.ts';
 import { AllotmentLimitsInput } from '../allotments/allotments.schemas.ts';
 
 export const Organization = Type.Object({
@@ -25,13 +25,19 @@ const Domain = Type.String({
 
 export const OrganizationName = Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\u0000-\\u001F\\u007F]*$' });
 
-export const UpdateOrganizationBody = Type.Object({
-  name: Type.Optional(OrganizationName),
-  embed_domain: Type.Optional(Nullable(Domain)),
-  secure_embed_domain: Type.Optional(Nullable(Domain)),
-  playback_domain: Type.Optional(Nullable(Domain)),
-  allotments: Type.Optional(AllotmentLimitsInput),
-});
+/** The token's organization: 1 on a fresh server. */
+export const OrganizationParams = idParams(1);
+
+export const UpdateOrganizationBody = Type.Object(
+  {
+    name: Type.Optional(OrganizationName),
+    embed_domain: Type.Optional(Nullable(Domain)),
+    secure_embed_domain: Type.Optional(Nullable(Domain)),
+    playback_domain: Type.Optional(Nullable(Domain)),
+    allotments: Type.Optional(AllotmentLimitsInput),
+  },
+  { examples: [{ name: 'Acme Inc.' }] },
+);
 export type UpdateOrganizationBody = Static<typeof UpdateOrganizationBody>;
 
 export const OrganizationListQuery = Type.Object({ ...PagingQuery });

@@ -1,7 +1,7 @@
 import type { App, Deps } from '../../http/context.ts';
 import { answerArrayOrEnvelope } from '../../http/paging.ts';
-import { IdParams, UuidParams } from '../../lib/schemas.ts';
-import { CreatePlayerBody, Player, PlayerList, PlayerListQuery, UpdatePlayerBody } from './players.schemas.ts';
+import { UuidParams } from '../../lib/schemas.ts';
+import { CreatePlayerBody, Player, PlayerList, PlayerListQuery, PlayerParams, UpdatePlayerBody } from './players.schemas.ts';
 
 const tags = ['players'];
 
@@ -45,7 +45,7 @@ export default async function playersRoutes(app: App, { config, services }: Deps
   app.get(
     '/v1/players/:id',
     {
-      schema: { tags, summary: 'Get a player', params: IdParams, response: { 200: Player } },
+      schema: { tags, summary: 'Get a player', params: PlayerParams, response: { 200: Player } },
     },
     async (req) => players.get(req.auth.organizationId, req.params.id),
   );
@@ -58,7 +58,7 @@ export default async function playersRoutes(app: App, { config, services }: Deps
       schema: {
         tags,
         summary: 'Update a player (and its chapters, Rails nested-attributes style)',
-        params: IdParams,
+        params: PlayerParams,
         body: UpdatePlayerBody,
         response: { 200: Player },
       },
@@ -69,7 +69,7 @@ export default async function playersRoutes(app: App, { config, services }: Deps
   app.delete(
     '/v1/players/:id',
     {
-      schema: { tags, summary: 'Delete a player (its videos stay)', params: IdParams, response: { 200: Player } },
+      schema: { tags, summary: 'Delete a player (its videos stay)', params: PlayerParams, response: { 200: Player } },
     },
     async (req) => players.delete(req.auth.organizationId, req.params.id),
   );

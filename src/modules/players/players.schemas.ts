@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PagingQuery, Summary } from '../../lib/schemas.ts';
-import { HttpUrl, Nullable, Timestamps } from '../../lib/schemas.ts';
+import { HttpUrl, Nullable, Timestamps, idParams } from '../../lib/schemas.ts';
 import { Chapter, NestedChapterInput } from '../chapters/chapters.schemas.ts';
 
 export const Player = Type.Object({
@@ -73,18 +73,36 @@ export const PlayerSettings = {
   on_complete: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
 };
 
-export const CreatePlayerBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 255 }),
-  chapters_attributes: Type.Optional(Type.Array(NestedChapterInput, { maxItems: 200 })),
-  ...PlayerSettings,
-});
+/** Player 1 on a fresh server: the one the create example makes. */
+export const PlayerParams = idParams(1);
+
+export const CreatePlayerBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 255 }),
+    chapters_attributes: Type.Optional(Type.Array(NestedChapterInput, { maxItems: 200 })),
+    ...PlayerSettings,
+  },
+  {
+    // Player 1 with chapter 1 and video 1 on a fresh server.
+    examples: [
+      {
+        name: 'Product tour',
+        description: 'A two-minute walk through the product',
+        chapters_attributes: [{ position: 0, video_attributes: { name: 'Welcome', upload_url: 'https://media.example.com/videos/welcome.mp4' } }],
+      },
+    ],
+  },
+);
 export type CreatePlayerBody = Static<typeof CreatePlayerBody>;
 
-export const UpdatePlayerBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-  chapters_attributes: Type.Optional(Type.Array(NestedChapterInput, { maxItems: 200 })),
-  ...PlayerSettings,
-});
+export const UpdatePlayerBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    chapters_attributes: Type.Optional(Type.Array(NestedChapterInput, { maxItems: 200 })),
+    ...PlayerSettings,
+  },
+  { examples: [{ name: 'Product tour (2025)', autoplay: true, color: '1a73e8' }] },
+);
 export type UpdatePlayerBody = Static<typeof UpdatePlayerBody>;
 
 export const PlayerListQuery = Type.Object({

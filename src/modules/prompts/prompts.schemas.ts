@@ -30,33 +30,48 @@ export const Prompt = Type.Object({
 export type Prompt = Static<typeof Prompt>;
 
 export const PromptQuery = Type.Object({
-  type: Type.Optional(PromptType),
+  type: Type.Optional(Type.Unsafe<string>({ ...PromptType, examples: ['global'] })),
 });
 
-export const PutPromptBody = Type.Object({
-  type: Type.Optional(PromptType),
-  content: Type.String({
-    minLength: 1,
-    maxLength: PROMPT_CONTENT_MAX,
-    pattern: TEXT_PATTERN,
-    description: 'Template text; `{{topic}}`, `{{video_type}}`, `{{length}}`, `{{duration}}` and `{{type}}` are filled in',
-  }),
-  ctaLink: Type.Optional(CtaLink),
-  cta_link: Type.Optional(CtaLink),
-});
+export const PutPromptBody = Type.Object(
+  {
+    type: Type.Optional(PromptType),
+    content: Type.String({
+      minLength: 1,
+      maxLength: PROMPT_CONTENT_MAX,
+      pattern: TEXT_PATTERN,
+      description: 'Template text; `{{topic}}`, `{{video_type}}`, `{{length}}`, `{{duration}}` and `{{type}}` are filled in',
+    }),
+    ctaLink: Type.Optional(CtaLink),
+    cta_link: Type.Optional(CtaLink),
+  },
+  {
+    examples: [
+      {
+        type: 'global',
+        content:
+          'Write a {{length}} ({{duration}}) {{video_type}} script about {{topic}}. Open with the problem, show the product solving it, end with one next step.',
+        ctaLink: '/signup',
+      },
+    ],
+  },
+);
 export type PutPromptBody = Static<typeof PutPromptBody>;
 
 export const ScriptLength = Type.Union([Type.Literal('short'), Type.Literal('medium'), Type.Literal('long')], {
   description: 'short (about 1 minute), medium (about 3 minutes, default) or long (about 7 minutes)',
+  examples: ['short'],
 });
 export type ScriptLength = Static<typeof ScriptLength>;
 
 export const TOPIC_MAX = 500;
 
 export const GenerateScriptQuery = Type.Object({
-  topic: Type.String({ minLength: 1, maxLength: TOPIC_MAX, description: 'What the video is about (required)' }),
+  topic: Type.String({ minLength: 1, maxLength: TOPIC_MAX, description: 'What the video is about (required)', examples: ['Onboarding new customers'] }),
   type: Type.Optional(PromptType),
-  video_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Kind of video, e.g. `product demo`; default `video`' })),
+  video_type: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 100, description: 'Kind of video, e.g. `product demo`; default `video`', examples: ['product demo'] }),
+  ),
   length: Type.Optional(ScriptLength),
   prompt: Type.Optional(
     Type.String({ minLength: 1, maxLength: 4000, description: 'An ad-hoc template used instead of the stored prompt (preview); `prompt_id` is then null' }),

@@ -9,4 +9,4 @@ export const RoleObject = Type.Object({
 export type RoleObject = Static<typeof RoleObject>;
 
 export const RoleList = Type.Array(RoleObject);
-export const RoleParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
+export const RoleParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647, examples: [3] }) });

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { PagingQuery, Summary } from '../../lib/schemas.ts';
+import { IdExample, PagingQuery, Summary } from '../../lib/schemas.ts';
 
 export const TAG_NAME_MAX = 255;
 /** Most ids one request may name (video_ids, player_ids, ids, names). */
@@ -27,15 +27,20 @@ export const Tag = Type.Object({
 });
 export type Tag = Static<typeof Tag>;
 
-export const TagParams = Type.Object({ id: Id });
-export const PlayerParams = Type.Object({ player_id: Id });
-export const VideoParams = Type.Object({ video_id: Id });
+/** Tag 1, player 1 and video 1 on a fresh server: what the create examples make. */
+export const TagParams = Type.Object({ id: IdExample(1) });
+export const PlayerParams = Type.Object({ player_id: IdExample(1) });
+export const VideoParams = Type.Object({ video_id: IdExample(1) });
 
-export const CreateTagBody = Type.Object({
-  name: TagName,
-  video_ids: Type.Optional(Type.Array(Id, { maxItems: MAX_IDS, description: 'Videos to tag' })),
-  player_ids: Type.Optional(Type.Array(Id, { maxItems: MAX_IDS, description: 'Players to tag' })),
-});
+export const CreateTagBody = Type.Object(
+  {
+    name: TagName,
+    video_ids: Type.Optional(Type.Array(Id, { maxItems: MAX_IDS, description: 'Videos to tag' })),
+    player_ids: Type.Optional(Type.Array(Id, { maxItems: MAX_IDS, description: 'Players to tag' })),
+  },
+  // Tag 1 on a fresh server.
+  { examples: [{ name: 'onboarding', video_ids: [1], player_ids: [1] }] },
+);
 export type CreateTagBody = Static<typeof CreateTagBody>;
 
 export const TagListQuery = Type.Object({
@@ -62,18 +67,21 @@ const DeleteSelectors = {
   ids: Type.Optional(Type.Array(Id, { maxItems: MAX_IDS })),
 };
 export const DeleteTagsQuery = Type.Object(DeleteSelectors);
-export const DeleteTagsBody = Type.Object(DeleteSelectors);
+export const DeleteTagsBody = Type.Object(DeleteSelectors, { examples: [{ name: 'onboarding' }] });
 export type DeleteTagsInput = Static<typeof DeleteTagsBody>;
 
-export const SetTagsBody = Type.Object({
-  tags: Type.Union(
-    [
-      Type.Array(TagName, { maxItems: MAX_TAGS_PER_RECORD }),
-      Type.String({ maxLength: 10_000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', description: 'Comma-separated names' }),
-    ],
-    { description: 'The complete set of tag names (replaces the current ones; missing tags are created)' },
-  ),
-});
+export const SetTagsBody = Type.Object(
+  {
+    tags: Type.Union(
+      [
+        Type.Array(TagName, { maxItems: MAX_TAGS_PER_RECORD }),
+        Type.String({ maxLength: 10_000, pattern: '^[^\\u0000-\\u001F\\u007F]*$', description: 'Comma-separated names' }),
+      ],
+      { description: 'The complete set of tag names (replaces the current ones; missing tags are created)' },
+    ),
+  },
+  { examples: [{ tags: ['onboarding', 'product'] }] },
+);
 export type SetTagsBody = Static<typeof SetTagsBody>;
 
 export const TagArray = Type.Array(Tag);

@@ -1,7 +1,6 @@
 import type { App, Deps } from '../../http/context.ts';
 import { answerEnvelope } from '../../http/paging.ts';
-import { IdParams } from '../../lib/schemas.ts';
-import { CreateTeamBody, Team, TeamList, TeamListQuery, UpdateTeamBody } from './teams.schemas.ts';
+import { CreateTeamBody, Team, TeamList, TeamListQuery, TeamParams, UpdateTeamBody } from './teams.schemas.ts';
 
 const tags = ['teams'];
 
@@ -28,7 +27,7 @@ export default async function teamsRoutes(app: App, { config, services }: Deps) 
   app.get(
     '/v1/teams/:id',
     {
-      schema: { tags, summary: 'Get a team with its members', params: IdParams, response: { 200: Team } },
+      schema: { tags, summary: 'Get a team with its members', params: TeamParams, response: { 200: Team } },
     },
     async (req) => service.get(req.auth.organizationId, req.params.id),
   );
@@ -46,7 +45,7 @@ export default async function teamsRoutes(app: App, { config, services }: Deps) 
     '/v1/teams/:id',
     {
       config: { permission: 'teams:manage', wrap: 'team' },
-      schema: { tags, summary: 'Rename a team and/or replace its members (user_ids)', params: IdParams, body: UpdateTeamBody, response: { 200: Team } },
+      schema: { tags, summary: 'Rename a team and/or replace its members (user_ids)', params: TeamParams, body: UpdateTeamBody, response: { 200: Team } },
     },
     async (req) => service.update(req.auth.organizationId, req.params.id, req.body),
   );
@@ -55,7 +54,7 @@ export default async function teamsRoutes(app: App, { config, services }: Deps) 
     '/v1/teams/:id',
     {
       config: { permission: 'teams:manage' },
-      schema: { tags, summary: 'Delete a team (not the admin team); answers the deleted team', params: IdParams, response: { 200: Team } },
+      schema: { tags, summary: 'Delete a team (not the admin team); answers the deleted team', params: TeamParams, response: { 200: Team } },
     },
     async (req) => service.delete(req.auth.organizationId, req.params.id),
   );

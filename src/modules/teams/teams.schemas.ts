@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PagingQuery, Summary } from '../../lib/schemas.ts';
-import { Timestamps } from '../../lib/schemas.ts';
+import { Timestamps, idParams } from '../../lib/schemas.ts';
 
 export const TEAM_NAME_MAX = 255;
 export const MAX_TEAM_USER_IDS = 1000;
@@ -59,16 +59,26 @@ const TeamName = Type.String({
 });
 const UserIds = Type.Array(Id, { maxItems: MAX_TEAM_USER_IDS, description: 'Users of the organization who are the members (replaces the membership)' });
 
-export const CreateTeamBody = Type.Object({
-  name: TeamName,
-  user_ids: Type.Optional(UserIds),
-  is_admin: Type.Optional(Type.Boolean({ description: 'Only false: the organization already has its one admin team' })),
-});
+/** Team 2 on a fresh server: the one the create example makes (team 1 is the admin team). */
+export const TeamParams = idParams(2);
+
+export const CreateTeamBody = Type.Object(
+  {
+    name: TeamName,
+    user_ids: Type.Optional(UserIds),
+    is_admin: Type.Optional(Type.Boolean({ description: 'Only false: the organization already has its one admin team' })),
+  },
+  // Team 2 on a fresh server, with user 1.
+  { examples: [{ name: 'Marketing', user_ids: [1] }] },
+);
 export type CreateTeamBody = Static<typeof CreateTeamBody>;
 
-export const UpdateTeamBody = Type.Object({
-  name: Type.Optional(TeamName),
-  user_ids: Type.Optional(UserIds),
-  is_admin: Type.Optional(Type.Boolean({ description: 'Cannot be changed' })),
-});
+export const UpdateTeamBody = Type.Object(
+  {
+    name: Type.Optional(TeamName),
+    user_ids: Type.Optional(UserIds),
+    is_admin: Type.Optional(Type.Boolean({ description: 'Cannot be changed' })),
+  },
+  { examples: [{ name: 'Growth marketing', user_ids: [1] }] },
+);
 export type UpdateTeamBody = Static<typeof UpdateTeamBody>;

@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import type { App, Deps } from '../../http/context.ts';
 import { answerArrayOrEnvelope } from '../../http/paging.ts';
-import { IdParams } from '../../lib/schemas.ts';
 import {
   PlayerIdParams,
   PlayerSelectedThumbnails,
+  PlayerUuidOnlyParams,
   PlayerUuidOrIdParams,
   PlayerUuidParams,
   SelectVideoThumbnailBody,
@@ -12,6 +12,7 @@ import {
   Thumbnail,
   ThumbnailList,
   ThumbnailListQuery,
+  ThumbnailParams,
   VideoParams,
 } from './thumbnails.schemas.ts';
 import { playerRefOf, type PlayerRef } from './thumbnails.service.ts';
@@ -82,7 +83,7 @@ export default async function thumbnailsRoutes(app: App, { config, services }: D
     '/v1/thumbnails/:id',
     {
       config: { deprecated: true },
-      schema: { tags, deprecated: true, summary: 'Get a thumbnail (deprecated)', params: IdParams, response: { 200: Thumbnail } },
+      schema: { tags, deprecated: true, summary: 'Get a thumbnail (deprecated)', params: ThumbnailParams, response: { 200: Thumbnail } },
     },
     async (req) => service.get(req.auth.organizationId, req.params.id),
   );
@@ -111,7 +112,7 @@ export default async function thumbnailsRoutes(app: App, { config, services }: D
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above: the params schema decides the shape `ref` reads.
   const patchRoutes: Array<{ url: string; params: any; ref: (p: any) => PlayerRef; deprecated: boolean }> = [
-    { url: '/v1.1/players/uuid=:player_uuid/selected_thumbnails', params: PlayerUuidOrIdParams, ref: (p) => ({ uuid: p.player_uuid }), deprecated: false },
+    { url: '/v1.1/players/uuid=:player_uuid/selected_thumbnails', params: PlayerUuidOnlyParams, ref: (p) => ({ uuid: p.player_uuid }), deprecated: false },
     { url: '/v1.1/players/:player_uuid/selected_thumbnails', params: PlayerUuidOrIdParams, ref: (p) => playerRefOf(p.player_uuid), deprecated: false },
     { url: '/v1/players/uuid=:uuid/selected_thumbnails', params: PlayerUuidParams, ref: (p) => ({ uuid: p.uuid }), deprecated: true },
     { url: '/v1/players/:player_id/selected_thumbnails', params: PlayerIdParams, ref: (p) => ({ id: p.player_id }), deprecated: true },

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PagingQuery, Summary } from '../../lib/schemas.ts';
-import { HttpUrl, Nullable, Timestamps } from '../../lib/schemas.ts';
+import { HttpUrl, IdExample, Nullable, PLAYER_UUID_EXAMPLE, Timestamps, idParams } from '../../lib/schemas.ts';
 
 const Int32 = { minimum: 1, maximum: 2147483647 };
 
@@ -36,21 +36,29 @@ export const PlayerSelectedThumbnail = Type.Object({
 export type PlayerSelectedThumbnail = Static<typeof PlayerSelectedThumbnail>;
 export const PlayerSelectedThumbnails = Type.Array(PlayerSelectedThumbnail);
 
-export const VideoParams = Type.Object({ video_id: Type.Integer(Int32) });
-export const PlayerIdParams = Type.Object({ player_id: Type.Integer(Int32) });
-export const PlayerUuidParams = Type.Object({ uuid: Type.String({ minLength: 1, maxLength: 64 }) });
+/** Video 1, player 1 and thumbnail 1 on a fresh server: what the create examples (and the video's PATCH) make. */
+export const VideoParams = Type.Object({ video_id: IdExample(1) });
+export const ThumbnailParams = idParams(1);
+export const PlayerIdParams = Type.Object({ player_id: IdExample(1) });
+export const PlayerUuidParams = Type.Object({ uuid: Type.String({ minLength: 1, maxLength: 64, examples: [PLAYER_UUID_EXAMPLE] }) });
+/** `/v1.1/players/uuid=:player_uuid/…`: a UUID. */
+export const PlayerUuidOnlyParams = Type.Object({ player_uuid: Type.String({ minLength: 1, maxLength: 64, examples: [PLAYER_UUID_EXAMPLE] }) });
 /** `/v1.1/players/:player_uuid/…`: a UUID, or (as everywhere else) a numeric id. */
-export const PlayerUuidOrIdParams = Type.Object({ player_uuid: Type.String({ minLength: 1, maxLength: 64 }) });
+export const PlayerUuidOrIdParams = Type.Object({ player_uuid: Type.String({ minLength: 1, maxLength: 64, examples: ['1'] }) });
 
 export const ThumbnailListQuery = Type.Object({ ...PagingQuery });
 
 /** PATCH /v1/videos/:video_id/selected_thumbnail: one of the ways to name the new selection. */
-export const SelectVideoThumbnailBody = Type.Object({
-  thumbnail_id: Type.Optional(Type.Integer(Int32)),
-  thumbnail_url: Type.Optional(HttpUrl),
-  /** The reference's creation form; the first URL is used. */
-  thumbnails: Type.Optional(Type.Array(Type.Object({ url: HttpUrl }), { minItems: 1, maxItems: 1 })),
-});
+export const SelectVideoThumbnailBody = Type.Object(
+  {
+    thumbnail_id: Type.Optional(Type.Integer(Int32)),
+    thumbnail_url: Type.Optional(HttpUrl),
+    /** The reference's creation form; the first URL is used. */
+    thumbnails: Type.Optional(Type.Array(Type.Object({ url: HttpUrl }), { minItems: 1, maxItems: 1 })),
+  },
+  // Thumbnail 1 on a fresh server.
+  { examples: [{ thumbnail_url: 'https://media.example.com/images/welcome-poster.jpg' }] },
+);
 export type SelectVideoThumbnailBody = Static<typeof SelectVideoThumbnailBody>;
 
 export const PlayerThumbnailItem = Type.Object({
@@ -66,7 +74,10 @@ export type PlayerThumbnailItem = Static<typeof PlayerThumbnailItem>;
  * `{"selected_thumbnails": [...]}` (where auth_token may sit beside it); the route normalises the
  * other forms into this one before validation.
  */
-export const SetPlayerThumbnailsBody = Type.Object({
-  thumbnails: Type.Array(PlayerThumbnailItem, { minItems: 1, maxItems: 200 }),
-});
+export const SetPlayerThumbnailsBody = Type.Object(
+  {
+    thumbnails: Type.Array(PlayerThumbnailItem, { minItems: 1, maxItems: 200 }),
+  },
+  { examples: [{ thumbnails: [{ thumbnail_url: 'https://media.example.com/images/product-tour-poster.jpg' }] }] },
+);
 export type SetPlayerThumbnailsBody = Static<typeof SetPlayerThumbnailsBody>;

@@ -1,7 +1,6 @@
 import type { App, Deps } from '../../http/context.ts';
 import { answerArrayOrEnvelope } from '../../http/paging.ts';
-import { IdParams } from '../../lib/schemas.ts';
-import { CreateUserBody, RoleUserParams, RoleUsersParams, UpdateUserBody, User, UserList, UserListQuery } from './users.schemas.ts';
+import { CreateUserBody, RoleUserParams, RoleUsersParams, UpdateUserBody, User, UserList, UserListQuery, UserParams } from './users.schemas.ts';
 
 const tags = ['users'];
 
@@ -25,7 +24,7 @@ export default async function usersRoutes(app: App, { config, services }: Deps) 
   app.get(
     '/v1/users/:id',
     {
-      schema: { tags, summary: 'Get a user', params: IdParams, response: { 200: User } },
+      schema: { tags, summary: 'Get a user', params: UserParams, response: { 200: User } },
     },
     async (req) => service.get(req.auth.organizationId, req.params.id),
   );
@@ -76,7 +75,12 @@ export default async function usersRoutes(app: App, { config, services }: Deps) 
     '/v1/users/:id',
     {
       config: { permission: 'users:manage' },
-      schema: { tags, summary: 'Remove a user (team memberships and API tokens go too); answers the removed user', params: IdParams, response: { 200: User } },
+      schema: {
+        tags,
+        summary: 'Remove a user (team memberships and API tokens go too); answers the removed user',
+        params: UserParams,
+        response: { 200: User },
+      },
     },
     async (req) => service.delete(req.auth.role, req.auth.organizationId, req.params.id),
   );

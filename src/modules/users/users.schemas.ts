@@ -1,11 +1,10 @@
 import { Type, type Static } from 'typebox';
 import { PagingQuery, Summary } from '../../lib/schemas.ts';
-import { Timestamps } from '../../lib/schemas.ts';
+import { IdExample, Timestamps } from '../../lib/schemas.ts';
 
 export const NAME_MAX = 255;
 export const EMAIL_MAX = 254;
 
-const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
 const RoleId = Type.Integer({ minimum: 1, maximum: 4, description: '1 owner, 2 admin, 3 editor, 4 viewer (GET /v1/roles)' });
 const PersonName = Type.String({ maxLength: NAME_MAX, pattern: '^[^\\u0000-\\u001F\\u007F]*$' });
 const Email = Type.String({ minLength: 3, maxLength: EMAIL_MAX, format: 'email', description: 'Stored lower-case; unique in the organization' });
@@ -37,22 +36,31 @@ export const UserList = Type.Union([Type.Array(User), Type.Object({ users: Type.
   description: 'A bare array without per_page, {users, summary} with it',
 });
 
-export const RoleUsersParams = Type.Object({ role_id: Id });
-export const RoleUserParams = Type.Object({ role_id: Id, id: Id });
+/** User 1 on a fresh server (the create example: a viewer, role 4). */
+export const UserParams = Type.Object({ id: IdExample(1) });
+export const RoleUsersParams = Type.Object({ role_id: IdExample(4) });
+export const RoleUserParams = Type.Object({ role_id: IdExample(4), id: IdExample(1) });
 
-export const CreateUserBody = Type.Object({
-  email: Email,
-  first_name: Type.Optional(PersonName),
-  last_name: Type.Optional(PersonName),
-  role_id: Type.Optional(RoleId),
-});
+export const CreateUserBody = Type.Object(
+  {
+    email: Email,
+    first_name: Type.Optional(PersonName),
+    last_name: Type.Optional(PersonName),
+    role_id: Type.Optional(RoleId),
+  },
+  // User 1 on a fresh server.
+  { examples: [{ email: 'jane.doe@example.com', first_name: 'Jane', last_name: 'Doe', role_id: 4 }] },
+);
 export type CreateUserBody = Static<typeof CreateUserBody>;
 
-export const UpdateUserBody = Type.Object({
-  id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Identifies the user (or email)' })),
-  email: Type.Optional(Type.String({ minLength: 1, maxLength: EMAIL_MAX, description: 'Identifies the user (or id); case-insensitive' })),
-  first_name: Type.Optional(PersonName),
-  last_name: Type.Optional(PersonName),
-  role_id: Type.Optional(RoleId),
-});
+export const UpdateUserBody = Type.Object(
+  {
+    id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Identifies the user (or email)' })),
+    email: Type.Optional(Type.String({ minLength: 1, maxLength: EMAIL_MAX, description: 'Identifies the user (or id); case-insensitive' })),
+    first_name: Type.Optional(PersonName),
+    last_name: Type.Optional(PersonName),
+    role_id: Type.Optional(RoleId),
+  },
+  { examples: [{ email: 'jane.doe@example.com', last_name: 'Smith' }] },
+);
 export type UpdateUserBody = Static<typeof UpdateUserBody>;

@@ -2,7 +2,6 @@ import { Type } from 'typebox';
 import type { App, Deps } from '../../http/context.ts';
 import { answerArrayOrEnvelope } from '../../http/paging.ts';
 import { Summary } from '../../lib/schemas.ts';
-import { IdParams } from '../../lib/schemas.ts';
 import {
   CreateVideoBody,
   DeleteFileSetQuery,
@@ -13,6 +12,7 @@ import {
   VideoFileSet,
   VideoFilesQuery,
   VideoListQuery,
+  VideoParams,
 } from './videos.schemas.ts';
 
 const tags = ['videos'];
@@ -50,7 +50,7 @@ export default async function videosRoutes(app: App, { config, services }: Deps)
   app.get(
     '/v1/videos/:id',
     {
-      schema: { tags, summary: 'Get a video', params: IdParams, response: { 200: Video } },
+      schema: { tags, summary: 'Get a video', params: VideoParams, response: { 200: Video } },
     },
     async (req) => videos.get(req.auth.organizationId, req.params.id),
   );
@@ -60,7 +60,7 @@ export default async function videosRoutes(app: App, { config, services }: Deps)
       method,
       url: '/v1/videos/:id',
       config: { wrap: 'video' },
-      schema: { tags, summary: 'Update a video', params: IdParams, body: UpdateVideoBody, response: { 200: Video } },
+      schema: { tags, summary: 'Update a video', params: VideoParams, body: UpdateVideoBody, response: { 200: Video } },
       handler: async (req) => videos.update(req.auth.organizationId, req.params.id, req.body),
     });
   }
@@ -68,7 +68,7 @@ export default async function videosRoutes(app: App, { config, services }: Deps)
   app.delete(
     '/v1/videos/:id',
     {
-      schema: { tags, summary: 'Delete a video (its chapters go with it)', params: IdParams, response: { 200: Video } },
+      schema: { tags, summary: 'Delete a video (its chapters go with it)', params: VideoParams, response: { 200: Video } },
     },
     async (req) => services.playerVideos.delete(req.auth.organizationId, req.params.id),
   );
@@ -79,7 +79,7 @@ export default async function videosRoutes(app: App, { config, services }: Deps)
       schema: {
         tags,
         summary: 'Signed URLs of the video files (null until processed); custom_identifier selects an alternative set',
-        params: IdParams,
+        params: VideoParams,
         querystring: VideoFilesQuery,
         response: { 200: VideoFiles },
       },
@@ -94,7 +94,7 @@ export default async function videosRoutes(app: App, { config, services }: Deps)
       schema: {
         tags,
         summary: 'Register an alternative file set (custom_identifier) whose sd/hd renditions are fetched from URLs',
-        params: IdParams,
+        params: VideoParams,
         body: RegisterFileSetBody,
         response: { 202: VideoFileSet },
       },
@@ -106,7 +106,7 @@ export default async function videosRoutes(app: App, { config, services }: Deps)
     '/v1/videos/:id/file_sets',
     {
       config: { list: '' },
-      schema: { tags, summary: 'The custom file sets of a video, with their status', params: IdParams, response: { 200: Type.Array(VideoFileSet) } },
+      schema: { tags, summary: 'The custom file sets of a video, with their status', params: VideoParams, response: { 200: Type.Array(VideoFileSet) } },
     },
     async (req) => videoMedia.listSets(req.auth.organizationId, req.params.id),
   );
@@ -117,7 +117,7 @@ export default async function videosRoutes(app: App, { config, services }: Deps)
       schema: {
         tags,
         summary: 'Remove a custom file set and its files',
-        params: IdParams,
+        params: VideoParams,
         querystring: DeleteFileSetQuery,
         response: { 200: VideoFileSet },
       },

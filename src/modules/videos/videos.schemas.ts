@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PagingQuery } from '../../lib/schemas.ts';
-import { HttpUrl, Nullable, Timestamps } from '../../lib/schemas.ts';
+import { HttpUrl, Nullable, Timestamps, idParams } from '../../lib/schemas.ts';
 
 export const Video = Type.Object({
   id: Type.Integer(),
@@ -31,10 +31,24 @@ export const VideoAttributes = {
   notes: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
 };
 
-export const CreateVideoBody = Type.Object(VideoAttributes);
+/** Video 1 on a fresh server: the one the players create example makes. */
+export const VideoParams = idParams(1);
+
+export const CreateVideoBody = Type.Object(VideoAttributes, {
+  // Video 3 (and its facade player, 2) on a fresh server.
+  examples: [
+    {
+      name: 'Feature walkthrough',
+      upload_url: 'https://media.example.com/videos/feature-walkthrough.mp4',
+      description: 'The new dashboard, screen by screen',
+    },
+  ],
+});
 export type CreateVideoBody = Static<typeof CreateVideoBody>;
 
-export const UpdateVideoBody = Type.Partial(Type.Object(VideoAttributes));
+export const UpdateVideoBody = Type.Partial(Type.Object(VideoAttributes), {
+  examples: [{ name: 'Welcome to Reelbase', description: 'Start here: what Reelbase does in two minutes', audio_gain: 3 }],
+});
 export type UpdateVideoBody = Static<typeof UpdateVideoBody>;
 
 export const VideoListQuery = Type.Object({
@@ -52,11 +66,22 @@ export const VideoFilesQuery = Type.Object({
 });
 
 /** POST /v1/videos/:id/files: registers an alternative file set fetched from the given URLs. */
-export const RegisterFileSetBody = Type.Object({
-  custom_identifier: Type.String({ minLength: 1, maxLength: 255 }),
-  sd_url: Type.Optional(HttpUrl),
-  hd_url: Type.Optional(HttpUrl),
-});
+export const RegisterFileSetBody = Type.Object(
+  {
+    custom_identifier: Type.String({ minLength: 1, maxLength: 255 }),
+    sd_url: Type.Optional(HttpUrl),
+    hd_url: Type.Optional(HttpUrl),
+  },
+  {
+    examples: [
+      {
+        custom_identifier: 'mobile',
+        sd_url: 'https://media.example.com/videos/welcome-mobile-480p.mp4',
+        hd_url: 'https://media.example.com/videos/welcome-mobile-720p.mp4',
+      },
+    ],
+  },
+);
 export type RegisterFileSetBody = Static<typeof RegisterFileSetBody>;
 
 export const VideoFileSet = Type.Object({
@@ -71,5 +96,5 @@ export const VideoFileSet = Type.Object({
 export type VideoFileSet = Static<typeof VideoFileSet>;
 
 export const DeleteFileSetQuery = Type.Object({
-  custom_identifier: Type.String({ minLength: 1, maxLength: 255 }),
+  custom_identifier: Type.String({ minLength: 1, maxLength: 255, examples: ['mobile'] }),
 });

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { PLAYER_UUID_EXAMPLE } from '../../lib/schemas.ts';
 
 /** Any text: a malformed UUID is answered with the page's own 404, not a JSON validation error. */
 export const PageParams = Type.Object({ uuid: Type.String({ maxLength: 200 }) });
@@ -8,7 +9,13 @@ export const AssetParams = Type.Object({ file: Type.String({ maxLength: 100 }) }
 export const AccessCodeBody = Type.Object({ access_code: Type.Optional(Type.String({ maxLength: 255 })) });
 
 export const OembedQuery = Type.Object({
-  url: Type.String({ minLength: 1, maxLength: 2048, description: 'A watch (`/watch/<uuid>`) or embed (`/embed/<uuid>`) URL of this service' }),
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    description: 'A watch (`/watch/<uuid>`) or embed (`/embed/<uuid>`) URL of this service',
+    // The form only: a player's UUID is random, and the host is the server's PUBLIC_URL.
+    examples: [`http://127.0.0.1:3000/watch/${PLAYER_UUID_EXAMPLE}`],
+  }),
   maxwidth: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
   maxheight: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
   format: Type.Optional(Type.String({ maxLength: 10, description: '`json` (the default); `xml` is answered with 501' })),

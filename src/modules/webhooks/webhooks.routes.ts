@@ -1,13 +1,14 @@
 import type { App, Deps } from '../../http/context.ts';
 import {
   AnalyticsWebhookBody,
+  AnalyticsWebhookParams,
   Deleted,
   OrganizationParams,
   PlayerWebhookBody,
+  PlayerWebhookParams,
   Registered,
   SigningKey,
   WebhookList,
-  WebhookParams,
   type WebhookKind,
 } from './webhooks.schemas.ts';
 
@@ -20,11 +21,16 @@ const permission = 'webhooks:manage' as const;
  */
 export default async function webhooksRoutes(app: App, { services }: Deps) {
   const service = services.webhooks;
-  const kinds: Array<{ kind: WebhookKind; body: typeof AnalyticsWebhookBody | typeof PlayerWebhookBody; what: string }> = [
-    { kind: 'analytics', body: AnalyticsWebhookBody, what: 'analytics (view, identified_view, attention_span)' },
-    { kind: 'players', body: PlayerWebhookBody, what: 'player change' },
+  const kinds: Array<{
+    kind: WebhookKind;
+    body: typeof AnalyticsWebhookBody | typeof PlayerWebhookBody;
+    params: typeof AnalyticsWebhookParams | typeof PlayerWebhookParams;
+    what: string;
+  }> = [
+    { kind: 'analytics', body: AnalyticsWebhookBody, params: AnalyticsWebhookParams, what: 'analytics (view, identified_view, attention_span)' },
+    { kind: 'players', body: PlayerWebhookBody, params: PlayerWebhookParams, what: 'player change' },
   ];
-  for (const { kind, body, what } of kinds) {
+  for (const { kind, body, params, what } of kinds) {
     const base = `/v1/organizations/:organization_id/webhooks/${kind}`;
     app.post(
       base,
@@ -51,7 +57,7 @@ export default async function webhooksRoutes(app: App, { services }: Deps) {
       `${base}/:id`,
       {
         config: { permission },
-        schema: { tags, summary: `Delete an ${what} webhook`, params: WebhookParams, response: { 200: Deleted } },
+        schema: { tags, summary: `Delete an ${what} webhook`, params, response: { 200: Deleted } },
       },
       async (req) => service.remove(req.params.organization_id, req.auth.organizationId, kind, req.params.id),
     );

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { HttpUrl } from '../../lib/schemas.ts';
+import { HttpUrl, IdExample } from '../../lib/schemas.ts';
 
 export const ANALYTICS_EVENTS = ['view', 'identified_view', 'attention_span'] as const;
 export const PLAYER_EVENTS = [
@@ -14,11 +14,10 @@ export type AnalyticsEvent = (typeof ANALYTICS_EVENTS)[number];
 export type PlayerEvent = (typeof PLAYER_EVENTS)[number];
 export type WebhookKind = 'analytics' | 'players';
 
-export const OrganizationParams = Type.Object({ organization_id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
-export const WebhookParams = Type.Object({
-  organization_id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
-  id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
-});
+/** Organization 1 on a fresh server, where the create examples register webhook 1 (analytics) and 2 (players). */
+export const OrganizationParams = Type.Object({ organization_id: IdExample(1) });
+export const AnalyticsWebhookParams = Type.Object({ organization_id: IdExample(1), id: IdExample(1) });
+export const PlayerWebhookParams = Type.Object({ organization_id: IdExample(1), id: IdExample(2) });
 
 const SecurityKey = Type.String({
   minLength: 8,
@@ -27,23 +26,32 @@ const SecurityKey = Type.String({
   description: 'Signs every delivery (Standard Webhooks) and is echoed in analytics payloads; made for you when omitted',
 });
 
-function registration<E extends readonly string[]>(events: E, what: string) {
-  return Type.Object({
-    url: HttpUrl,
-    security_key: Type.Optional(SecurityKey),
-    event_subscriptions: Type.Optional(
-      Type.Array(Type.Union(events.map((e) => Type.Literal(e))), {
-        minItems: 1,
-        maxItems: events.length,
-        uniqueItems: true,
-        description: `${what}; default: all of them`,
-      }),
-    ),
-  });
+function registration<E extends readonly string[]>(events: E, what: string, example: { url: string; event_subscriptions: E[number][] }) {
+  return Type.Object(
+    {
+      url: HttpUrl,
+      security_key: Type.Optional(SecurityKey),
+      event_subscriptions: Type.Optional(
+        Type.Array(Type.Union(events.map((e) => Type.Literal(e))), {
+          minItems: 1,
+          maxItems: events.length,
+          uniqueItems: true,
+          description: `${what}; default: all of them`,
+        }),
+      ),
+    },
+    { examples: [example] },
+  );
 }
 
-export const AnalyticsWebhookBody = registration(ANALYTICS_EVENTS, 'Analytics events to receive');
-export const PlayerWebhookBody = registration(PLAYER_EVENTS, 'Player changes to receive (videofacade_*: players with one chapter; playlist_*: with more)');
+export const AnalyticsWebhookBody = registration(ANALYTICS_EVENTS, 'Analytics events to receive', {
+  url: 'https://hooks.example.com/reelbase/analytics',
+  event_subscriptions: ['view', 'identified_view'],
+});
+export const PlayerWebhookBody = registration(PLAYER_EVENTS, 'Player changes to receive (videofacade_*: players with one chapter; playlist_*: with more)', {
+  url: 'https://hooks.example.com/reelbase/players',
+  event_subscriptions: ['playlist_create', 'playlist_update', 'playlist_destroy'],
+});
 export type WebhookBody = Static<typeof AnalyticsWebhookBody> | Static<typeof PlayerWebhookBody>;
 
 export const Registered = Type.Object({
