@@ -91,6 +91,26 @@ describe.each(dialects)('form-encoded bodies on %s', (dialect) => {
     }
   });
 
+  it("creates the README's player of existing videos (chapters by video_id) from a form body as from JSON", async () => {
+    const video = async (name: string) => (await org.api.post(`${P}/videos`, { name, upload_url: 'https://media.example.com/v.mp4' })).body.id as number;
+    const body = {
+      player: {
+        name: 'Launch',
+        chapters_attributes: [
+          { position: 0, video_id: await video('Intro') },
+          { position: 1, video_id: await video('Demo') },
+        ],
+      },
+    };
+    const json = await org.api.post(`${P}/players`, body);
+    const form = await org.api.post(`${P}/players`, railsForm(body), FORM);
+    expect(form.status, form.raw).toBe(201);
+    expect(stable(form.body)).toEqual(stable(json.body));
+    expect(form.body.chapters_attributes.map((c: { video_id: number }) => c.video_id)).toEqual(
+      json.body.chapters_attributes.map((c: { video_id: number }) => c.video_id),
+    );
+  });
+
   it('creates CTAs, live streams and users as from JSON, with values typed by the schema', async () => {
     const player = await createPlayer(org.api);
     const chapterId = player.chapters_attributes[0].id as number;
