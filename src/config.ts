@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { resolveTool, type ToolName } from './lib/ffmpeg-binaries.ts';
+import { parseStorageUrl, type S3Location } from './lib/storage-url.ts';
 
 /** Every setting the service reads from its environment, with its default. Parsed once at start-up. */
 const EnvSchema = Type.Object({
@@ -50,6 +51,19 @@ const EnvSchema = Type.Object({
   UPLOAD_EXPIRY_HOURS: Type.Integer({ minimum: 1, maximum: 720, default: 24 }),
   FFMPEG_PATH: Type.Optional(Type.String()),
   FFPROBE_PATH: Type.Optional(Type.String()),
+  /** Object storage (docs/media.md, "Object storage"): s3://BUCKET/PREFIX keeps every piece of media in S3; unset, on the local disk. */
+  STORAGE_URL: Type.Optional(Type.String({ pattern: '^s3://' })),
+  /** The S3 API endpoint (an S3-compatible server); unset, AWS's for S3_REGION. */
+  S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
+  S3_REGION: Type.String({ default: 'us-east-1' }),
+  /** Path-style addressing (http://endpoint/bucket/key), which most S3-compatible servers need. */
+  S3_FORCE_PATH_STYLE: Type.Boolean({ default: false }),
+  /** S3 credentials; unset, the AWS SDK's usual chain (shared files, instance or task roles). */
+  AWS_ACCESS_KEY_ID: Type.Optional(Type.String()),
+  AWS_SECRET_ACCESS_KEY: Type.Optional(Type.String()),
+  AWS_SESSION_TOKEN: Type.Optional(Type.String()),
+  /** How stored files are delivered: streamed through Reelbase, or (with STORAGE_URL) a redirect to a presigned URL. */
+  MEDIA_DELIVERY: Type.Union([Type.Literal('stream'), Type.Literal('redirect')], { default: 'stream' }),
   /** Where media files live; default DATA_DIR/media. */
   MEDIA_DIR: Type.Optional(Type.String()),
   /** Lifetime of signed media URLs, in seconds. */
@@ -111,6 +125,8 @@ export interface Config {
   ffprobePath: string;
   mediaDir: string;
   mediaUrlTtlSeconds: number;
+  /** Where media is stored (docs/media.md): the local MEDIA_DIR, or an S3 bucket. */
+  storage: StorageConfig;
   smtpUrl?: string;
   mailFrom: string;
   stakeholderEmailsPerHour: number;
@@ -121,6 +137,18 @@ export interface Config {
   /** Live streams (docs/live.md). */
   live: { rtmpPort: number; rtmpHost: string; ingestHost: string; reconnectWindowSeconds: number; healthIntervalSeconds: number };
 }
+
+export type StorageConfig =
+  | { kind: 'local' }
+  | {
+      kind: 's3';
+      location: S3Location;
+      endpoint?: string;
+      region: string;
+      forcePathStyle: boolean;
+      delivery: 'stream' | 'redirect';
+      credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+    };
 
 export class ConfigError extends Error {}
 
@@ -153,6 +181,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
   const e = converted;
+  let storage: StorageConfig = { kind: 'local' };
+  if (e.STORAGE_URL) {
+    const location = parseStorageUrl(e.STORAGE_URL);
+    if (!location) throw new ConfigError(`Invalid configuration: STORAGE_URL must be s3://BUCKET or s3://BUCKET/PREFIX (got ${e.STORAGE_URL})`);
+    const credentials =
+      e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY
+        ? { accessKeyId: e.AWS_ACCESS_KEY_ID, secretAccessKey: e.AWS_SECRET_ACCESS_KEY, ...(e.AWS_SESSION_TOKEN ? { sessionToken: e.AWS_SESSION_TOKEN } : {}) }
+        : undefined;
+    storage = {
+      kind: 's3',
+      location,
+      endpoint: e.S3_ENDPOINT,
+      region: e.S3_REGION,
+      forcePathStyle: e.S3_FORCE_PATH_STYLE,
+      delivery: e.MEDIA_DELIVERY,
+      credentials,
+    };
+  } else if (e.MEDIA_DELIVERY === 'redirect') {
+    throw new ConfigError('Invalid configuration: MEDIA_DELIVERY=redirect needs STORAGE_URL (object storage to redirect to)');
+  }
   const hostForUrl = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST;
   const publicUrl = (e.PUBLIC_URL ?? `http://${hostForUrl}:${e.PORT}`).replace(/\/+$/, '');
   const publicHost = new URL(publicUrl).host;
@@ -183,6 +231,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ffprobePath: resolveTool('ffprobe', e.FFPROBE_PATH, env.PATH ?? process.env.PATH, installedBinary('ffprobe')).path,
     mediaDir: path.resolve(e.MEDIA_DIR ?? path.join(e.DATA_DIR, 'media')),
     mediaUrlTtlSeconds: e.MEDIA_URL_TTL_SECONDS,
+    storage,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM ?? `Reelbase <no-reply@${new URL(publicUrl).hostname}>`,
     stakeholderEmailsPerHour: e.STAKEHOLDER_EMAILS_PER_HOUR,

@@ -10,6 +10,13 @@ const header = (value: string | string[] | undefined) => (Array.isArray(value) ?
  * client's copy is current, 416 for a range past the end), HEAD without the body.
  */
 export async function sendFile(request: FastifyRequest, reply: FastifyReply, file: ServedFile) {
+  // Redirect delivery (MEDIA_DELIVERY=redirect): the rules were applied; the bytes (ranges included) come from the store.
+  if (file.redirect)
+    return reply
+      .code(302)
+      .header('cache-control', 'private, no-store')
+      .header('location', await file.redirect())
+      .send();
   const etag = `"${file.size.toString(16)}-${Math.floor(file.modifiedMs).toString(16)}"`;
   const lastModified = new Date(file.modifiedMs).toUTCString();
   reply.headers({

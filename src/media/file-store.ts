@@ -34,6 +34,8 @@ export interface FileStore {
   stat(key: string): Promise<StoredFile | null>;
   /** Removes the key and everything under `prefix/` (a file set, a video's folder). Missing is fine. */
   delete(prefix: string): Promise<void>;
+  /** Only where files are delivered by redirect (MEDIA_DELIVERY=redirect): a short-lived URL of the file at its store. */
+  deliveryUrl?: (key: string) => Promise<string>;
 }
 
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;

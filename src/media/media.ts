@@ -2,6 +2,8 @@ import path from 'node:path';
 import type { Config } from '../config.ts';
 import { LocalFileStore, type FileStore } from './file-store.ts';
 import { UrlSigner } from './signed-urls.ts';
+import type { S3ClientConfig } from '@aws-sdk/client-s3';
+import { S3FileStore } from './s3-file-store.ts';
 
 /** Public path under which stored files are served (GET /media/files/<key>?expires=&signature=). */
 export const MEDIA_FILES_PATH = '/media/files/';
@@ -16,7 +18,34 @@ export interface Media {
   fileUrl(key: string, nowSeconds?: number): string;
 }
 
-export function createMedia(config: Config, store: FileStore = new LocalFileStore(config.mediaDir)): Media {
+/** The S3 client settings of STORAGE_URL (credentials from the standard AWS variables or files). */
+export function storageClientConfig(config: Config): S3ClientConfig {
+  if (config.storage.kind !== 's3') throw new Error('no object storage configured');
+  const { endpoint, region, forcePathStyle, credentials } = config.storage;
+  return {
+    region,
+    forcePathStyle,
+    ...(endpoint ? { endpoint } : {}),
+    ...(credentials ? { credentials } : {}),
+    // Checksums only where S3 requires them: the SDK's default streams bodies as aws-chunked with a
+    // trailing checksum, which many S3-compatible servers store as it is (framing included).
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  };
+}
+
+/** The media store of the configuration: S3 with STORAGE_URL, else the local MEDIA_DIR. */
+export function createFileStore(config: Config): FileStore {
+  if (config.storage.kind === 'local') return new LocalFileStore(config.mediaDir);
+  return new S3FileStore({
+    client: storageClientConfig(config),
+    location: config.storage.location,
+    // Presigned URLs outlive the redirect only long enough for a player to follow it and read.
+    redirectSeconds: config.storage.delivery === 'redirect' ? 600 : undefined,
+  });
+}
+
+export function createMedia(config: Config, store: FileStore = createFileStore(config)): Media {
   if (!config.signingSecret) throw new Error('config.signingSecret must be resolved before media is used');
   const signer = new UrlSigner(config.signingSecret, config.publicUrl, config.mediaUrlTtlSeconds);
   return {

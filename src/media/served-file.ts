@@ -10,6 +10,8 @@ export interface ServedFile {
   /** How long a client may keep it. */
   maxAgeSeconds: number;
   open(range?: ByteRange): Promise<Readable>;
+  /** With redirect delivery: where the client reads the file instead (the store's presigned URL). */
+  redirect?: () => Promise<string>;
 }
 
 export function servedFile(store: FileStore, key: string, stat: StoredFile, maxAgeSeconds: number): ServedFile {
@@ -19,5 +21,6 @@ export function servedFile(store: FileStore, key: string, stat: StoredFile, maxA
     contentType: contentTypeOf(key),
     maxAgeSeconds: Math.max(0, maxAgeSeconds),
     open: (range) => store.createReadStream(key, range),
+    ...(store.deliveryUrl ? { redirect: () => store.deliveryUrl!(key) } : {}),
   };
 }

@@ -37,24 +37,31 @@ const refusal = (status: number, message: string) => new TusRefusal(status, mess
  */
 export default async function tusRoutes(app: App, { config, services }: Deps) {
   const uploads = services.uploads;
+  const bytes = services.uploadBytes;
   const tus = new Server({
     path: '/uploads',
-    datastore: services.uploadBytes,
+    datastore: bytes.datastore,
     maxSize: config.maxUploadBytes,
     namingFunction: (req) => {
       const capability = capabilityOf(req.url);
       if (!capability) throw refusal(404, 'No such upload');
-      return capability.id;
+      return bytes.fileId(capability.id);
     },
-    getFileIdFromRequest: (req) => capabilityOf(req.url)?.id,
+    getFileIdFromRequest: (req) => {
+      const capability = capabilityOf(req.url);
+      return capability ? bytes.fileId(capability.id) : undefined;
+    },
     // The upload lives at the URL it was created at: answered as a path, which every client resolves
     // against the address it used (a proxy's, an internal one, PUBLIC_URL).
-    generateUrl: (req, { id }) => `/uploads/${id}/${capabilityOf(req.url)?.secret ?? ''}`,
+    generateUrl: (req) => {
+      const capability = capabilityOf(req.url);
+      return capability ? `/uploads/${capability.id}/${capability.secret}` : '/uploads/';
+    },
     onIncomingRequest: async (req, id) => {
       const capability = capabilityOf(req.url);
-      if (!capability || capability.id !== id) throw refusal(404, 'No such upload');
+      if (!capability || bytes.uploadIdOf(id) !== capability.id) throw refusal(404, 'No such upload');
       try {
-        await uploads.admit(id, capability.secret, req.method);
+        await uploads.admit(capability.id, capability.secret, req.method);
       } catch (err) {
         if (err instanceof UploadRefused) throw refusal(STATUS[err.reason], err.message);
         throw err;
@@ -67,7 +74,8 @@ export default async function tusRoutes(app: App, { config, services }: Deps) {
       return undefined;
     },
     onUploadFinish: async (_req, upload) => {
-      await uploads.finish(upload.id, upload.size ?? upload.offset);
+      const id = bytes.uploadIdOf(upload.id);
+      if (id) await uploads.finish(id, upload.size ?? upload.offset);
       return {};
     },
   });

@@ -99,9 +99,9 @@ export class UploadsService implements UploadedSources {
       if (method === 'HEAD') return;
       throw new UploadRefused('finished');
     }
-    const stored = await this.bytes.getUpload(id).catch(() => null);
+    const stored = await this.bytes.progress(id);
     if (method === 'POST' && stored && stored.offset > 0) throw new UploadRefused('started');
-    if (method === 'HEAD' && stored && stored.size !== undefined && stored.offset === stored.size) await this.finish(id, stored.size);
+    if (method === 'HEAD' && stored?.size !== undefined && stored.offset === stored.size) await this.finish(id, stored.size);
   }
 
   /** The last byte landed: the video is queued for processing (the same pipeline as an upload_url). */

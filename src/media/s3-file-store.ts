@@ -1,0 +1,121 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Location } from '../lib/storage-url.ts';
+import { contentTypeOf } from './content-types.ts';
+import { InvalidKeyError, isValidKey, type ByteRange, type FileStore, type StoredFile } from './file-store.ts';
+
+export interface S3StoreOptions {
+  client: S3ClientConfig;
+  location: S3Location;
+  /** MEDIA_DELIVERY=redirect: files are answered by a redirect to a presigned URL of this lifetime. */
+  redirectSeconds?: number;
+}
+
+/** What a missing object fails with, as the FileStore contract says (code ENOENT). */
+const missing = (key: string) => Object.assign(new Error(`No stored file ${key}`), { code: 'ENOENT' });
+
+const isNotFound = (err: unknown) => {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
+};
+
+/**
+ * The FileStore on S3-compatible object storage (docs/media.md, "Object storage"). Writes go through
+ * lib-storage's Upload (one PUT for small files, a multipart upload for large ones, aborted on failure),
+ * so an object appears whole or not at all. Prefix deletes list the prefix and delete in batches.
+ */
+export class S3FileStore implements FileStore {
+  readonly client: S3Client;
+  readonly bucket: string;
+  private readonly prefix: string;
+  private readonly redirectSeconds?: number;
+
+  constructor(options: S3StoreOptions) {
+    this.client = new S3Client(options.client);
+    this.bucket = options.location.bucket;
+    this.prefix = options.location.prefix;
+    this.redirectSeconds = options.redirectSeconds;
+    if (this.redirectSeconds) this.deliveryUrl = (key) => this.presign(key, this.redirectSeconds!);
+  }
+
+  private objectKey(key: string): string {
+    const clean = key.replace(/\/+$/, '');
+    if (!isValidKey(clean)) throw new InvalidKeyError(`Invalid media key: ${JSON.stringify(key)}`);
+    return this.prefix ? `${this.prefix}/${clean}` : clean;
+  }
+
+  async put(key: string, from: string | Readable): Promise<StoredFile> {
+    const Key = this.objectKey(key);
+    const Body = typeof from === 'string' ? fs.createReadStream(from) : from;
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.bucket, Key, Body, ContentType: contentTypeOf(key) },
+      partSize: 8 * 1024 * 1024,
+      queueSize: 4,
+      leavePartsOnError: false,
+    });
+    await upload.done();
+    // A path source is taken over, as by the local store's rename.
+    if (typeof from === 'string') await fsp.rm(from, { force: true });
+    const stored = await this.stat(key);
+    if (!stored) throw missing(key);
+    return stored;
+  }
+
+  async createReadStream(key: string, range?: ByteRange): Promise<Readable> {
+    try {
+      const out = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+      );
+      return out.Body as Readable;
+    } catch (err) {
+      if (isNotFound(err)) throw missing(key);
+      throw err;
+    }
+  }
+
+  async stat(key: string): Promise<StoredFile | null> {
+    let Key: string;
+    try {
+      Key = this.objectKey(key);
+    } catch (err) {
+      if (err instanceof InvalidKeyError) return null;
+      throw err;
+    }
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }));
+      return { size: head.ContentLength ?? 0, modifiedMs: head.LastModified?.getTime() ?? 0 };
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
+  }
+
+  async delete(prefix: string): Promise<void> {
+    const base = this.objectKey(prefix);
+    const keys = [base];
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: `${base}/`, ContinuationToken: token }));
+      for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    for (let i = 0; i < keys.length; i += 1000) {
+      const batch = keys.slice(i, i + 1000).map((Key) => ({ Key }));
+      const out = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch, Quiet: true } }));
+      const failed = (out.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
+      if (failed.length > 0) throw new Error(`Deleting ${prefix} failed for ${failed.length} objects: ${failed[0].Code} ${failed[0].Message}`);
+    }
+  }
+
+  /** Set in redirect delivery (MEDIA_DELIVERY=redirect): a presigned GET URL of the file. */
+  deliveryUrl?: (key: string) => Promise<string>;
+
+  presign(key: string, seconds: number): Promise<string> {
+    return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }), { expiresIn: seconds });
+  }
+}

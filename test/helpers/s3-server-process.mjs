@@ -1,0 +1,83 @@
+/**
+ * An S3-compatible server process for the tests: the npm `s3rver` on a loopback port, storing under
+ * the folder given as argv[2], with the bucket argv[3]. Started by test/helpers/s3-server.ts, which
+ * reads the port from the first line this prints. It runs with --openssl-legacy-provider: s3rver makes
+ * listing continuation tokens with DES.
+ *
+ * s3rver lacks two multipart operations that @tus/s3-store and the SDK's lib-storage use, ListParts
+ * and AbortMultipartUpload: they are answered here from s3rver's own upload folders, in S3's XML,
+ * before its router sees them. And s3rver deletes the objects of one DeleteObjects request in
+ * parallel, each removing the folders it leaves empty, so two race on a shared folder: its deletes are
+ * taken one at a time. (Faults of the test server, not of S3.)
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const require = createRequire(import.meta.url);
+const S3rver = require('s3rver');
+const FilesystemStore = require('s3rver/lib/stores/filesystem.js');
+
+const [directory, bucket] = process.argv.slice(2);
+
+const deleteObject = FilesystemStore.prototype.deleteObject;
+let deletes = Promise.resolve();
+FilesystemStore.prototype.deleteObject = function (...args) {
+  const run = deletes.then(() => deleteObject.apply(this, args));
+  deletes = run.catch(() => {});
+  return run;
+};
+
+const xmlEscape = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+function noSuchUpload(ctx, uploadId) {
+  ctx.status = 404;
+  ctx.type = 'application/xml';
+  ctx.body = `<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message><UploadId>${xmlEscape(uploadId)}</UploadId></Error>`;
+}
+
+const server = new S3rver({
+  port: 0,
+  address: '127.0.0.1',
+  directory,
+  silent: process.env.S3RVER_LOG !== '1',
+  configureBuckets: [{ name: bucket, configs: [] }],
+});
+const uploadsDir = path.join(directory, bucket, '._S3rver_uploads');
+server.middleware.unshift(async (ctx, next) => {
+  const uploadId = ctx.query.uploadId;
+  const [, inBucket, ...keyParts] = ctx.path.split('/');
+  if (!uploadId || inBucket !== bucket || keyParts.length === 0 || !/^[\w-]+$/.test(uploadId)) return next();
+  const dir = path.join(uploadsDir, uploadId);
+  if (ctx.method === 'GET') {
+    if (!fs.existsSync(dir)) return noSuchUpload(ctx, uploadId);
+    const numbers = (await fsp.readdir(dir))
+      .filter((f) => /^\d+$/.test(f))
+      .map(Number)
+      .sort((a, b) => a - b);
+    const parts = await Promise.all(
+      numbers.map(async (n) => {
+        const stat = await fsp.stat(path.join(dir, String(n)));
+        const md5 = (await fsp.readFile(path.join(dir, `${n}.md5`), 'utf8')).trim();
+        return `<Part><PartNumber>${n}</PartNumber><LastModified>${stat.mtime.toISOString()}</LastModified><ETag>"${md5}"</ETag><Size>${stat.size}</Size></Part>`;
+      }),
+    );
+    ctx.status = 200;
+    ctx.type = 'application/xml';
+    ctx.body = `<?xml version="1.0" encoding="UTF-8"?><ListPartsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>${bucket}</Bucket><Key>${xmlEscape(decodeURIComponent(keyParts.join('/')))}</Key><UploadId>${uploadId}</UploadId><PartNumberMarker>0</PartNumberMarker><NextPartNumberMarker>${numbers.at(-1) ?? 0}</NextPartNumberMarker><MaxParts>10000</MaxParts><IsTruncated>false</IsTruncated>${parts.join('')}</ListPartsResult>`;
+    return;
+  }
+  if (ctx.method === 'DELETE') {
+    if (!fs.existsSync(dir)) return noSuchUpload(ctx, uploadId);
+    await fsp.rm(dir, { recursive: true, force: true });
+    ctx.status = 204;
+    ctx.body = null;
+    return;
+  }
+  return next();
+});
+
+const { port } = await server.run();
+process.stdout.write(`${port}\n`);
+process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
