@@ -72,7 +72,7 @@ function configFor(dataDir: string, extra: Record<string, string> = {}): Config 
   return config;
 }
 
-async function makeClip(dir: string): Promise<string> {
+export async function makeClip(dir: string): Promise<string> {
   const clip = path.join(dir, 'clip-720p-10s.mp4');
   const { ffmpegPath } = configFor(dir);
   await run(ffmpegPath, [
@@ -120,10 +120,10 @@ async function startOrigin(file: string) {
   return { port: (server.address() as AddressInfo).port, close: () => new Promise((r) => server.close(r)) };
 }
 
-/** POST /v1/videos → ready, through the real app, queue and worker. */
-async function pipelineOnce(clip: string, dataDir: string): Promise<{ ms: number; sdKey: string }> {
+/** POST /v1/videos → ready, through the real app, queue and worker (`extra`: more settings, e.g. object storage). */
+export async function pipelineOnce(clip: string, dataDir: string, extra: Record<string, string> = {}): Promise<{ ms: number; sdKey: string }> {
   const origin = await startOrigin(clip);
-  const config = configFor(dataDir, { UPLOAD_ALLOWED_HOSTS: `127.0.0.1:${origin.port}` });
+  const config = configFor(dataDir, { UPLOAD_ALLOWED_HOSTS: `127.0.0.1:${origin.port}`, ...extra });
   const database = openDatabase({ sqlitePath: path.join(dataDir, 'bench.sqlite') });
   await migrateToLatest(database.db);
   const container = createContainer({ config, database });

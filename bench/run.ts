@@ -22,6 +22,7 @@ import autocannon, { type Result } from 'autocannon';
 import pg from 'pg';
 import { runMediaBench } from './media.ts';
 import { printLiveBench, runLiveBench } from './live.ts';
+import { runStorageBench } from './storage.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -182,7 +183,7 @@ async function main() {
   // `target`: the issue's targets apply (SQLite); the PostgreSQL row is printed for information.
   const rows: Array<{ m: Measurement; ratio: number | null; target: boolean }> = [];
   let failed = false;
-  // BENCH_ONLY=api|media|live runs one part; by default all three run, one after the other.
+  // BENCH_ONLY=api|media|live|storage runs one part; by default all run, one after the other.
   const only = process.env.BENCH_ONLY;
   try {
     if (only && only !== 'api') return void (await runMediaAndLive(only));
@@ -253,10 +254,11 @@ async function main() {
   if (failed && process.env.BENCH_STRICT === '1') process.exitCode = 1;
 }
 
-/** The media (issue 4) and live (issue 5) benches; false when one missed its target. */
+/** The media (issue 4), uploads and storage (issue 13) and live (issue 5) benches; false when one missed its target. */
 async function runMediaAndLive(only?: string): Promise<boolean> {
   let ok = true;
   if (!only || only === 'media') ok = (await runMediaBench()).every((r) => r.pass) && ok;
+  if (!only || only === 'storage') ok = (await runStorageBench()).every((r) => r.pass) && ok;
   if (!only || only === 'live') {
     const live = await runLiveBench();
     printLiveBench(live);

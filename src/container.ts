@@ -53,6 +53,7 @@ import { ThumbnailsService } from './modules/thumbnails/thumbnails.service.ts';
 import { TokensRepository } from './modules/tokens/tokens.repository.ts';
 import { TokensService } from './modules/tokens/tokens.service.ts';
 import { createUploadBytes } from './modules/uploads/upload-bytes.ts';
+import { DatabaseLocker } from './modules/uploads/upload-locker.ts';
 import { UploadsRepository } from './modules/uploads/uploads.repository.ts';
 import { UploadsService } from './modules/uploads/uploads.service.ts';
 import { UsersRepository } from './modules/users/users.repository.ts';
@@ -177,6 +178,7 @@ export function createContainer({ config, database, mailer = createMailer(config
     thumbnails,
     tokens,
     uploadBytes,
+    uploadLocker: new DatabaseLocker(r.uploads),
     uploads: new UploadsService(db, r.uploads, playerVideos, videos, uploadBytes, media, {
       publicUrl: config.publicUrl,
       expiryHours: config.uploads.expiryHours,

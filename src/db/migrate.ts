@@ -16,6 +16,7 @@ import * as m0014 from './migrations/0014_housekeeping.ts';
 import * as m0015 from './migrations/0015_rate_limits.ts';
 import * as m0016 from './migrations/0016_hubs.ts';
 import * as m0017 from './migrations/0017_uploads.ts';
+import * as m0018 from './migrations/0018_upload_locks.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0015_rate_limits': m0015,
   '0016_hubs': m0016,
   '0017_uploads': m0017,
+  '0018_upload_locks': m0018,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

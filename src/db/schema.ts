@@ -429,6 +429,15 @@ export interface UploadsTable {
   completed_at: number | null;
 }
 
+/** A tus upload being written, locked by one request across every API process (docs/uploads.md). */
+export interface UploadLocksTable {
+  id: string;
+  owner: string;
+  /** epoch milliseconds */
+  expires_at: number;
+  release_requested: Generated<number>;
+}
+
 export interface RateLimitsTable {
   key: string;
   count: number;
@@ -499,6 +508,7 @@ export interface DB {
   captions: CaptionsTable;
   rate_limits: RateLimitsTable;
   uploads: UploadsTable;
+  upload_locks: UploadLocksTable;
   hubs: HubsTable;
   hub_categories: HubCategoriesTable;
   hub_category_players: HubCategoryPlayersTable;

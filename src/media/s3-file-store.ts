@@ -15,6 +15,9 @@ export interface S3StoreOptions {
   redirectSeconds?: number;
 }
 
+const STAT_TTL_MS = 10_000;
+const STAT_CACHE_SIZE = 10_000;
+
 /** What a missing object fails with, as the FileStore contract says (code ENOENT). */
 const missing = (key: string) => Object.assign(new Error(`No stored file ${key}`), { code: 'ENOENT' });
 
@@ -33,6 +36,12 @@ export class S3FileStore implements FileStore {
   readonly bucket: string;
   private readonly prefix: string;
   private readonly redirectSeconds?: number;
+  /**
+   * What HEAD answered for files under `videos/` (renditions, thumbnails, originals: each written once
+   * under a folder of its own run), kept STAT_TTL_MS: a range read is then one request to S3 instead of
+   * two. Dropped at once by this process's own put and delete.
+   */
+  private readonly stats = new Map<string, { value: StoredFile; until: number }>();
 
   constructor(options: S3StoreOptions) {
     this.client = new S3Client(options.client);
@@ -61,6 +70,7 @@ export class S3FileStore implements FileStore {
     await upload.done();
     // A path source is taken over, as by the local store's rename.
     if (typeof from === 'string') await fsp.rm(from, { force: true });
+    this.stats.delete(key);
     const stored = await this.stat(key);
     if (!stored) throw missing(key);
     return stored;
@@ -86,9 +96,16 @@ export class S3FileStore implements FileStore {
       if (err instanceof InvalidKeyError) return null;
       throw err;
     }
+    const cached = this.stats.get(key);
+    if (cached && cached.until > Date.now()) return cached.value;
     try {
       const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }));
-      return { size: head.ContentLength ?? 0, modifiedMs: head.LastModified?.getTime() ?? 0 };
+      const value = { size: head.ContentLength ?? 0, modifiedMs: head.LastModified?.getTime() ?? 0 };
+      if (key.startsWith('videos/')) {
+        if (this.stats.size >= STAT_CACHE_SIZE) this.stats.delete(this.stats.keys().next().value!);
+        this.stats.set(key, { value, until: Date.now() + STAT_TTL_MS });
+      }
+      return value;
     } catch (err) {
       if (isNotFound(err)) return null;
       throw err;
@@ -97,6 +114,7 @@ export class S3FileStore implements FileStore {
 
   async delete(prefix: string): Promise<void> {
     const base = this.objectKey(prefix);
+    for (const key of this.stats.keys()) if (key === prefix || key.startsWith(`${prefix}/`)) this.stats.delete(key);
     const keys = [base];
     let token: string | undefined;
     do {

@@ -1,4 +1,5 @@
 import { Server } from '@tus/server';
+import { ERRORS } from '@tus/utils';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, Deps } from '../../http/context.ts';
 import { UploadRefused, type UploadRefusal } from './uploads.service.ts';
@@ -41,6 +42,8 @@ export default async function tusRoutes(app: App, { config, services }: Deps) {
   const tus = new Server({
     path: '/uploads',
     datastore: bytes.datastore,
+    // One writer per upload across every API process (src/modules/uploads/upload-locker.ts).
+    locker: services.uploadLocker,
     maxSize: config.maxUploadBytes,
     namingFunction: (req) => {
       const capability = capabilityOf(req.url);
@@ -71,6 +74,8 @@ export default async function tusRoutes(app: App, { config, services }: Deps) {
     onResponseError: async (req, err) => {
       const capability = capabilityOf(req.url);
       if ('status_code' in err && err.status_code === 413 && capability) await uploads.discardBytes(capability.id);
+      // Another request still writes this upload (it was asked to stop): the client tries again, as tus clients do.
+      if (err === ERRORS.ERR_LOCK_TIMEOUT) return { status_code: 423, body: 'The upload is being written by another request: try again\n' };
       return undefined;
     },
     onUploadFinish: async (_req, upload) => {
