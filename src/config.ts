@@ -19,6 +19,8 @@ const EnvSchema = Type.Object({
   ROLE: Type.Union([Type.Literal('api'), Type.Literal('worker'), Type.Literal('all')], { default: 'all' }),
   /** Jobs one worker process runs at once. */
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+  /** A running job's lease: a worker that dies (killed, its machine lost) gives its jobs up to another after this many seconds. */
+  JOB_LEASE_SECONDS: Type.Integer({ minimum: 3, maximum: 3600, default: 60 }),
   LOG_LEVEL: Type.Union(
     [
       Type.Literal('fatal'),
@@ -101,6 +103,7 @@ export type Env = Static<typeof EnvSchema>;
 export interface Config {
   role: 'api' | 'worker' | 'all';
   workerConcurrency: number;
+  jobLeaseMs: number;
   host: string;
   port: number;
   dataDir: string;
@@ -207,6 +210,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     role: e.ROLE,
     workerConcurrency: e.WORKER_CONCURRENCY,
+    jobLeaseMs: e.JOB_LEASE_SECONDS * 1000,
     host: e.HOST,
     port: e.PORT,
     dataDir: path.resolve(e.DATA_DIR),

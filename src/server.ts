@@ -65,7 +65,7 @@ async function main() {
 
   if (config.role !== 'api') {
     const log = pino({ level: config.logLevel });
-    const runner = new JobRunner(database.db, { handlers: jobHandlers(container), concurrency: config.workerConcurrency, log });
+    const runner = new JobRunner(database.db, { handlers: jobHandlers(container), concurrency: config.workerConcurrency, leaseMs: config.jobLeaseMs, log });
     // At most one housekeeping sweep is ever queued, whatever the number of workers (docs/jobs.md).
     await container.services.housekeeping.schedule();
     runner.start();
