@@ -116,3 +116,19 @@ describe('with REDIS_URL the limits count in Redis', () => {
     expect(Number(await redis.get(keys[0]))).toBe(6);
   });
 });
+
+describe('with REDIS_URL unreachable', () => {
+  it("answers viewers' reports (unlimited) rather than failing", { timeout: 30_000 }, async () => {
+    const t = await createTestApp('sqlite', { ...LIMITS, REDIS_URL: 'redis://127.0.0.1:1/0' });
+    try {
+      const org = await createOrg(t);
+      const player = await createPlayer(org.api);
+      for (let i = 0; i < 7; i++) {
+        const res = await t.app.inject({ method: 'POST', url: `/watch/${player.uuid}/analytics`, payload: report, remoteAddress: '203.0.113.9' });
+        expect(res.statusCode).toBe(204);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -12,9 +12,32 @@ export type RateLimitBackend = { redisUrl: string } | { store: new () => object 
  */
 export async function registerRateLimits(app: FastifyInstance, backend: RateLimitBackend): Promise<void> {
   if ('redisUrl' in backend) {
-    const redis = new Redis(backend.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
-    app.addHook('onClose', async () => void (await redis.quit().catch(() => redis.disconnect())));
-    await app.register(rateLimit, { global: false, redis, nameSpace: 'reelbase:limit:' });
+    // No offline queue: while Redis is unreachable a count fails at once (and the request goes on, unlimited)
+    // instead of waiting for a reconnection.
+    const redis = new Redis(backend.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: false, lazyConnect: false });
+    // ioredis reconnects by itself; an outage is logged once a minute rather than at every attempt.
+    let loggedAt = 0;
+    redis.on('error', (err: Error) => {
+      if (Date.now() - loggedAt < 60_000) return;
+      loggedAt = Date.now();
+      app.log.warn({ err: err.message }, 'limits: Redis unreachable, the public limits are not counted meanwhile');
+    });
+    // Counting starts with the connection: wait for it a little (an unreachable Redis does not hold the start).
+    if (redis.status !== 'ready') {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2000);
+        redis.once('ready', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    app.addHook('onClose', async () => {
+      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+      else redis.disconnect();
+    });
+    // Redis unreachable: the limited routes keep answering, unlimited meanwhile (docs/deployment.md).
+    await app.register(rateLimit, { global: false, redis, nameSpace: 'reelbase:limit:', skipOnError: true });
   } else {
     await app.register(rateLimit, { global: false, store: backend.store as never });
   }
