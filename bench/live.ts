@@ -5,9 +5,10 @@
  *    (keyframe every second) to the RTMP ingest; for every HLS segment, the time from the publish of
  *    its first frame (the publisher's real-time origin, min(arrival − timestamp) over all tags, + the
  *    frame's timestamp) to the segment being
- *    listed in the viewers' playlist (the packager's playlist file the route serves, watched with
- *    inotify; checked against the route at the end), as a ratio of segment_length. A segment can only be listed once
- *    it is complete, so the floor is 1.0 (plus the wait for the next keyframe); target ≤ 1.5.
+ *    listed in the viewers' playlist (the part's index published in the file store, from which every
+ *    process composes the playlist: here the local store, watched with inotify; checked against the
+ *    route at the end), as a ratio of segment_length. A segment can only be listed once
+ *    it is complete and stored, so the floor is 1.0 (plus the wait for the next keyframe); target ≤ 1.5.
  * 2. CPU per stream: the ingest's Node process (process.cpuUsage: RTMP parsing, health sampling,
  *    database heartbeats; next to the same process idle) and its HLS packager (the ffmpeg child,
  *    -c copy; from /proc), per second of media in the steady state (between the first and the last
@@ -30,6 +31,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createContainer } from '../src/container.ts';
+import { readPart } from '../src/live/hls-index.ts';
 import { parseMediaPlaylist } from '../src/live/hls-playlist.ts';
 import { buildRecording } from '../src/live/recording.ts';
 import { LiveIngest } from '../src/modules/live/live-ingest.ts';
@@ -165,7 +167,8 @@ async function benchOne(segmentLength: number): Promise<LiveBenchSegmentResult> 
   await migrateToLatest(database.db);
   const container = createContainer({ config, database });
   const app = await buildApp({ config, database, container });
-  const ingest = new LiveIngest(config, container.services.liveState);
+  const ingest = new LiveIngest(config, container.services.liveState, container.media);
+  const store = container.media.store;
   await ingest.start();
   try {
     const { organization } = await container.services.organizations.createWithOwner('Live bench');
@@ -193,20 +196,21 @@ async function benchOne(segmentLength: number): Promise<LiveBenchSegmentResult> 
     const cpuBefore = process.cpuUsage();
     const pub = publisher(config.ffmpegPath, `${d.ingest_url}/${d.stream_key}`, seconds);
     const exited = new Promise((r) => pub.once('exit', r));
-    // The viewers' playlist is composed, on each request, from the packager's playlist file: a segment
-    // is listed from the moment that file (renamed into place by ffmpeg) names it. Watched with inotify,
-    // so that the bench itself costs next to no CPU in this process.
+    // The viewers' playlist is composed, on each request and by any process, from the part's index in
+    // the file store: a segment is listed from the moment that index (renamed into place by the local
+    // store, after the segment) names it. Watched with inotify, so that the bench itself costs next to
+    // no CPU in this process.
     const listedAt = new Map<string, number>();
-    const partDir = path.join(dataDir, 'live', d.player_uuid, 'p0001');
+    const partDir = path.join(config.mediaDir, 'live', d.player_uuid, 'p0001');
     // Steady state: CPU between the first and the last segment listed (start-up costs, such as
     // spawning the packager, excluded), per second of wall time = per second of media (-re).
     type Mark = { at: number; node: NodeJS.CpuUsage; packager: number };
     const marks: Mark[] = [];
-    const note = () => {
+    const note = async () => {
       const now = Date.now();
       try {
         let added = false;
-        for (const s of parseMediaPlaylist(fs.readFileSync(path.join(partDir, 'index.m3u8'), 'utf8')).segments) {
+        for (const s of (await readPart(store, d.player_uuid, 'p0001'))?.segments ?? []) {
           if (!listedAt.has(s.uri)) {
             listedAt.set(s.uri, now);
             added = true;
@@ -221,7 +225,7 @@ async function benchOne(segmentLength: number): Promise<LiveBenchSegmentResult> 
     void exited.then(() => (done = true));
     while (!done && !fs.existsSync(partDir)) await sleep(20);
     const watcher = fs.watch(partDir, (_event, name) => {
-      if (name === 'index.m3u8') note();
+      if (name === 'index.json') void note();
     });
     while (!done) await sleep(100);
     const firstFrameAt = ingest.stats(id)?.firstFrameAt ?? null;
@@ -232,10 +236,9 @@ async function benchOne(segmentLength: number): Promise<LiveBenchSegmentResult> 
     const nodeCpu = process.cpuUsage(cpuBefore);
     const packagerCpu = ingest.stats(id)?.packagerCpuSeconds ?? statsBefore?.packagerCpuSeconds ?? 0;
 
-    // Media time of each segment from the packager's own playlist (complete now).
-    const partFile = path.join(dataDir, 'live', d.player_uuid, 'p0001', 'index.m3u8');
-    const segments = parseMediaPlaylist(await fsp.readFile(partFile, 'utf8')).segments;
-    // The route lists exactly what the packager wrote.
+    // Media time of each segment from the part's published index (complete now).
+    const segments = (await readPart(store, d.player_uuid, 'p0001'))?.segments ?? [];
+    // The route lists exactly what was published.
     // As a viewer fetches it: with the playback grant the watch page hands out.
     const page = (await app.inject({ method: 'GET', url: `/watch/${d.player_uuid}` })).body;
     const playlistPath = /\/play\/[^"/]+\/[^"/]+\/live\/index\.m3u8/.exec(page)?.[0];
@@ -258,7 +261,7 @@ async function benchOne(segmentLength: number): Promise<LiveBenchSegmentResult> 
 
     // What one transcode of the same media costs (the cheapest real one: libx264 veryfast, same size).
     const recording = path.join(dataDir, 'recording.mp4');
-    await buildRecording(config.ffmpegPath, path.join(dataDir, 'live', d.player_uuid), recording);
+    await buildRecording({ ffmpegPath: config.ffmpegPath, store, playerUuid: d.player_uuid, workDir: dataDir, output: recording });
     const transcodeCpu = await childCpu(config.ffmpegPath, [
       '-nostdin',
       '-y',

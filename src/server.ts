@@ -50,7 +50,7 @@ async function main() {
     if (config.live.rtmpPort > 0) {
       // The RTMP ingest of live streams runs with the API (docs/live.md).
       const log = pino({ level: config.logLevel });
-      const ingest = new LiveIngest(config, container.services.liveState, log);
+      const ingest = new LiveIngest(config, container.services.liveState, container.media, log);
       try {
         await ingest.start();
         shutdown.drain('rtmp ingest', () => ingest.stop());

@@ -1,17 +1,18 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { playbackBase } from './helpers/pages.ts';
 import { client, createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { createOrg, type OrgContext } from './helpers/factories.ts';
+import { killPublishers, publish, sleep, freePort, waitFor } from './helpers/rtmp.ts';
 import { createContainer } from '../src/container.ts';
 import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { LiveIngest } from '../src/modules/live/live-ingest.ts';
 import { buildRecording } from '../src/live/recording.ts';
+import { partIndexKey } from '../src/live/paths.ts';
 import { readOutbox } from '../src/mail/outbox.ts';
 
 /**
@@ -21,99 +22,6 @@ import { readOutbox } from '../src/mail/outbox.ts';
  */
 
 const P = '/dashboard/v1';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(what: string, check: () => Promise<T | null | undefined | false>, ms = 30_000, every = 200): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  while (Date.now() < end) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(every);
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-}
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-interface Publisher {
-  proc: ChildProcess;
-  exited: Promise<{ code: number | null; ms: number; stderr: string }>;
-}
-
-const running = new Set<ChildProcess>();
-
-/** ffmpeg -re: testsrc 640x360 at 30 fps, H.264 at a constant 500 kb/s (keyframe every second) + AAC sine. */
-function publish(ffmpegPath: string, url: string, seconds: number): Publisher {
-  const started = Date.now();
-  const args = [
-    '-hide_banner',
-    '-loglevel',
-    'error',
-    '-nostdin',
-    '-re',
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc=size=640x360:rate=30',
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=440:sample_rate=44100',
-    '-t',
-    String(seconds),
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-tune',
-    'zerolatency',
-    '-pix_fmt',
-    'yuv420p',
-    '-g',
-    '30',
-    '-keyint_min',
-    '30',
-    '-b:v',
-    '500k',
-    '-minrate',
-    '500k',
-    '-maxrate',
-    '500k',
-    '-bufsize',
-    '500k',
-    '-x264-params',
-    'nal-hrd=cbr',
-    '-c:a',
-    'aac',
-    '-b:a',
-    '96k',
-    '-f',
-    'flv',
-    url,
-  ];
-  const proc = spawn(ffmpegPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  running.add(proc);
-  let stderr = '';
-  proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<{ code: number | null; ms: number; stderr: string }>((resolve) =>
-    proc.on('exit', (code) => {
-      running.delete(proc);
-      resolve({ code, ms: Date.now() - started, stderr });
-    }),
-  );
-  return { proc, exited };
-}
 
 /** Bits per second of one stream of a media file, from its packets. */
 function measuredBitRate(ffprobePath: string, file: string, stream: 'v' | 'a'): number {
@@ -156,7 +64,7 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
       LIVE_RECONNECT_WINDOW_SECONDS: '3',
       LIVE_HEALTH_INTERVAL_SECONDS: '1',
     });
-    ingest = new LiveIngest(t.config, t.services.liveState);
+    ingest = new LiveIngest(t.config, t.services.liveState, t.container.media);
     await ingest.start();
     runner = new JobRunner(t.database.db, { handlers: jobHandlers(createContainer({ config: t.config, database: t.database })), pollMs: 100 });
     runner.start();
@@ -174,7 +82,7 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
   });
 
   afterAll(async () => {
-    for (const p of running) p.kill('SIGKILL');
+    killPublishers();
     await runner?.stop(2000);
     await ingest?.stop();
     await t?.close();
@@ -278,7 +186,14 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
     // Remux only: the HLS segments carry what was sent, at the bit rates the health reported.
     // (Joined into an MP4 first: the npm build of ffprobe crashes on MPEG-TS input.)
     const joined = path.join(dataDir, 'segments.mp4');
-    expect(await buildRecording(t.config.ffmpegPath, path.join(dataDir, 'live', s.player_uuid), joined)).toBeGreaterThanOrEqual(5);
+    const recorded = await buildRecording({
+      ffmpegPath: t.config.ffmpegPath,
+      store: t.container.media.store,
+      playerUuid: s.player_uuid,
+      workDir: dataDir,
+      output: joined,
+    });
+    expect(recorded).toBeGreaterThanOrEqual(5);
     const streams = probe(t.config.ffprobePath, joined).streams;
     const v = streams.find((x: any) => x.codec_type === 'video');
     expect(v).toMatchObject({ codec_name: 'h264', width: 640, height: 360 });
@@ -395,6 +310,7 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
       });
       expect(after.backup.video_width).toBe(640);
 
+      expect(await t.container.media.store.stat(partIndexKey(s.player_uuid, 'p0001'))).not.toBeNull();
       const started = Date.now();
       expect((await org.api.delete(`${live()}/${s.id}`)).body).toEqual({ success: true });
       const b = await backup.exited;
@@ -405,8 +321,9 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
       expect(retry.ms).toBeLessThan(4000);
       expect((await org.api.get(`${live()}/${s.id}`)).status).toBe(404);
       expect((await client(t.app).get(`${base}/live/index.m3u8`)).status).toBe(404);
-      // Its HLS output is removed shortly after.
-      await waitFor('cleanup', async () => !fs.existsSync(path.join(dataDir, 'live', s.player_uuid)), 20_000);
+      // Its HLS output is removed shortly after (from the file store, whose root is MEDIA_DIR here).
+      await waitFor('cleanup', async () => !fs.existsSync(path.join(t.config.mediaDir, 'live', s.player_uuid)), 20_000);
+      expect(await t.container.media.store.stat(partIndexKey(s.player_uuid, 'p0001'))).toBeNull();
     },
   );
 

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { liveDir } from '../src/live/paths.ts';
 import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
+import { publishPart } from './helpers/live-output.ts';
 import { configOf, playbackBase } from './helpers/pages.ts';
 
 const P = '/dashboard/v1';
@@ -26,7 +26,7 @@ describe.each(dialects)('every way to a player media applies the page rules (%s)
     return u.pathname + u.search;
   };
 
-  /** A live instance on air, with one part of two segments as the packager writes them. */
+  /** A live instance on air, with one part of two segments as the ingest publishes them. */
   async function onAir() {
     const created = await org.api.post(`${P}/organizations/${org.organizationId}/live`, {
       video_options: { video_name: 'Town hall', description: 'x', stream_tags: [] },
@@ -34,11 +34,10 @@ describe.each(dialects)('every way to a player media applies the page rules (%s)
     expect(created.status, created.raw).toBe(201);
     const id = created.body.stream_instance_id;
     const instance = (await org.api.get(`${P}/organizations/${org.organizationId}/live/${id}`)).body.instance_details;
-    const part = path.join(liveDir(t.config.dataDir, instance.player_uuid), 'p0001');
-    fs.mkdirSync(part, { recursive: true });
-    fs.writeFileSync(path.join(part, 'index.m3u8'), '#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\ns00000.ts\n#EXTINF:1.0,\ns00001.ts\n');
-    fs.writeFileSync(path.join(part, 's00000.ts'), 'segment zero');
-    fs.writeFileSync(path.join(part, 's00001.ts'), 'segment one');
+    await publishPart(t.container.media.store, instance.player_uuid, 'p0001', [
+      { uri: 's00000.ts', duration: 1, body: 'segment zero' },
+      { uri: 's00001.ts', duration: 1, body: 'segment one' },
+    ]);
     await t.database.db.updateTable('live_stream_instances').set({ status: 'live' }).where('id', '=', id).execute();
     const player = await t.database.db.selectFrom('players').select('id').where('uuid', '=', instance.player_uuid).executeTakeFirstOrThrow();
     return { uuid: instance.player_uuid as string, playerId: player.id, videoId: instance.video_id as number };
@@ -75,6 +74,9 @@ describe.each(dialects)('every way to a player media applies the page rules (%s)
     const first = await get(new URL(segments[0], `http://reelbase.test${base}/live/index.m3u8`).pathname);
     expect(first.statusCode).toBe(200);
     expect(first.body).toBe('segment zero');
+    expect(first.headers['content-type']).toBe('video/mp2t');
+    expect(first.headers['content-length']).toBe('12');
+    expect((await get(new URL('p0001/s00009.ts', `http://reelbase.test${base}/live/index.m3u8`).pathname)).statusCode).toBe(404);
     // A grant is bound to its player, and forged or expired grants are refused.
     const other = await onAir();
     expect((await get(`/play/${other.uuid}/${base.split('/')[3]}/live/index.m3u8`)).statusCode).toBe(403);

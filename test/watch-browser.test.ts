@@ -8,7 +8,7 @@ import { createTestApp, type TestApp } from './helpers/harness.ts';
 import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { liveDir } from '../src/live/paths.ts';
+import { publishHlsFolder } from './helpers/live-output.ts';
 import { ffmpegPath, makeTestMedia, type TestMedia } from './helpers/media.ts';
 
 const run = promisify(execFile);
@@ -213,8 +213,8 @@ describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
     });
     expect(created.status, created.raw).toBe(201);
     const instance = (await org.api.get(`${P}/organizations/${org.organizationId}/live/${created.body.stream_instance_id}`)).body.instance_details;
-    // A broadcast as the packager leaves it: one part of MPEG-TS segments with its playlist.
-    const part = path.join(liveDir(t.config.dataDir, instance.player_uuid), 'p0001');
+    // A broadcast as the ingest publishes it: one part of MPEG-TS segments (made by ffmpeg here) with its index.
+    const part = path.join(dataDir, 'hls-p0001');
     fs.mkdirSync(part, { recursive: true });
     await run(ffmpegPath, [
       '-hide_banner',
@@ -235,6 +235,7 @@ describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
       path.join(part, 's%05d.ts'),
       path.join(part, 'index.m3u8'),
     ]);
+    await publishHlsFolder(t.container.media.store, instance.player_uuid, 'p0001', part);
     await t.database.db.updateTable('live_stream_instances').set({ status: 'live' }).where('id', '=', created.body.stream_instance_id).execute();
 
     const page = await browser.newPage();

@@ -2,12 +2,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { flvHeader, flvTag } from './flv.ts';
+import type { PartPublisher } from './hls-publisher.ts';
 
 /**
  * One part of a broadcast's HLS output: an ffmpeg child that reads the publisher's FLV tags on stdin
  * and remuxes them (`-c copy`, no transcoding) into MPEG-TS segments of the instance's
- * segment_length and a playlist listing all of them. A broadcast gets a new part whenever its feed
- * restarts (reconnect, failover to the backup); the playback route joins the parts.
+ * segment_length and a playlist listing all of them, in a local folder; its publisher stores each
+ * segment in the file store as soon as it is complete (src/live/hls-publisher.ts). A broadcast gets
+ * a new part whenever its feed restarts (reconnect, failover to the backup); the playback route joins
+ * the parts.
  */
 export class HlsPart {
   private child: ChildProcess | null = null;
@@ -19,12 +22,16 @@ export class HlsPart {
   /** Bytes handed to ffmpeg that it has not consumed yet; a stalled packager is stopped. */
   private static readonly MAX_BACKLOG = 64 * 1024 * 1024;
 
+  readonly dir: string;
+
   constructor(
     private readonly ffmpegPath: string,
-    readonly dir: string,
+    private readonly publisher: PartPublisher,
     private readonly segmentLength: number,
     private readonly log?: { warn(obj: object, msg: string): void },
-  ) {}
+  ) {
+    this.dir = publisher.dir;
+  }
 
   get running(): boolean {
     return this.child !== null;
@@ -53,7 +60,10 @@ export class HlsPart {
   start(opts: { hasAudio: boolean; hasVideo: boolean; prelude: Buffer[] }): void {
     if (this.started) return;
     this.started = true;
+    // Whatever an earlier process left here (it died) is not this part's.
+    fs.rmSync(this.dir, { recursive: true, force: true });
     fs.mkdirSync(this.dir, { recursive: true });
+    this.publisher.start();
     const args = [
       '-hide_banner',
       '-loglevel',
@@ -137,23 +147,28 @@ export class HlsPart {
     this.write(flvTag(type, timestamp, body));
   }
 
-  /** Ends the input; ffmpeg writes the last segment and closes the playlist. */
+  /** Ends the input; ffmpeg writes the last segment and closes the playlist, which are published. */
   async finish(timeoutMs = 10_000): Promise<void> {
     const child = this.child;
-    if (!child) return this.exited;
-    this.flush();
-    this.sampleCpu();
-    child.stdin?.end();
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    timer.unref();
-    await this.exited;
-    clearTimeout(timer);
+    if (child) {
+      this.flush();
+      this.sampleCpu();
+      child.stdin?.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      timer.unref();
+      await this.exited;
+      clearTimeout(timer);
+    } else {
+      await this.exited;
+    }
+    if (this.started) await this.publisher.finish();
   }
 
-  /** Stops at once (deleted stream): nothing more is written. */
+  /** Stops at once (deleted stream, taken over): nothing more is written or published. */
   async kill(): Promise<void> {
     this.child?.kill('SIGKILL');
     await this.exited;
+    if (this.started) await this.publisher.abandon();
   }
 }
 

@@ -1,14 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../../config.ts';
 import { encodeAmf0Values, type AmfObject } from '../../live/amf.ts';
 import { audioTagInfo, flvTag, videoTagInfo } from '../../live/flv.ts';
 import { FeedHealth } from '../../live/health.ts';
+import { countParts } from '../../live/hls-index.ts';
+import { PartPublisher } from '../../live/hls-publisher.ts';
 import { HlsPart } from '../../live/packager.ts';
-import { listParts, liveDir, partName } from '../../live/paths.ts';
+import { localLiveDir, partName } from '../../live/paths.ts';
 import { RtmpServer, type FeedRole, type PublishDecision, type PublishRequest, type PublishSink, type RtmpConnection } from '../../live/rtmp-server.ts';
 import { liveSignals } from '../../live/signals.ts';
+import type { Media } from '../../media/media.ts';
 import type { LiveStateService } from './live-state.service.ts';
 
 export interface IngestLog {
@@ -139,14 +143,14 @@ class Broadcast {
     readonly segmentLength: number,
   ) {}
 
+  /** The packager's local folder (its parts' folders inside); the output itself is in the file store. */
   get dir() {
-    return liveDir(this.ingest.config.dataDir, this.playerUuid);
+    return localLiveDir(this.ingest.media.workDir, this.playerUuid);
   }
 
   async init() {
-    // A broadcast continued after a restart goes on after the parts already written.
-    const existing = await listParts(this.dir);
-    this.nextPart = existing.length ? Number.parseInt(existing[existing.length - 1].slice(1), 10) + 1 : 1;
+    // A broadcast continued after a restart, or taken over from another ingest, goes on after the parts already published.
+    this.nextPart = (await countParts(this.ingest.media.store, this.playerUuid)) + 1;
     this.heartbeatTimer = setInterval(() => void this.beat(), this.ingest.config.live.healthIntervalSeconds * 1000);
     this.heartbeatTimer.unref();
   }
@@ -180,7 +184,9 @@ class Broadcast {
   }
 
   private startPart(feed: Feed) {
-    const part = new HlsPart(this.ingest.config.ffmpegPath, path.join(this.dir, partName(this.nextPart++)), this.segmentLength, this.ingest.log);
+    const name = partName(this.nextPart++);
+    const publisher = new PartPublisher(this.ingest.media.store, this.playerUuid, name, path.join(this.dir, name), this.ingest.log);
+    const part = new HlsPart(this.ingest.config.ffmpegPath, publisher, this.segmentLength, this.ingest.log);
     this.part = part;
     this.parts.push(part);
     this.partStarted = true;
@@ -241,7 +247,11 @@ class Broadcast {
     this.stopTimers();
     await this.finishing;
     try {
-      await this.ingest.state.end(this.instanceId, this.ingest.sessionId, Math.floor(this.lastMediaAt / 1000));
+      // Every part is published (the recording is made from the store); what an earlier process left
+      // in the local folder goes too, unless another ingest holds the broadcast meanwhile.
+      if (await this.ingest.state.end(this.instanceId, this.ingest.sessionId, Math.floor(this.lastMediaAt / 1000))) {
+        await fsp.rm(this.dir, { recursive: true, force: true });
+      }
     } catch (err) {
       this.ingest.log.error({ err: (err as Error).message, instanceId: this.instanceId }, 'live: could not end the broadcast (the sweeper will)');
     }
@@ -299,6 +309,8 @@ export class LiveIngest {
   constructor(
     readonly config: Config,
     readonly state: LiveStateService,
+    /** Where the output is published, and the local work folder the packager writes in first. */
+    readonly media: Pick<Media, 'store' | 'workDir'>,
     log?: IngestLog,
   ) {
     this.log = log ?? silent;
@@ -316,6 +328,7 @@ export class LiveIngest {
     this.sweepTimer = setInterval(() => void this.sweep(), every);
     this.sweepTimer.unref();
     void this.sweep();
+    void this.removeLocalLeftovers();
     this.log.info({ port: this.port }, 'live: RTMP ingest listening');
     return this.port;
   }
@@ -372,7 +385,16 @@ export class LiveIngest {
         pending = created.init().then(() => created);
         this.joining.set(instance.id, pending);
       }
-      broadcast = (await pending) ?? undefined;
+      try {
+        broadcast = (await pending) ?? undefined;
+      } catch (err) {
+        // The store did not answer which parts exist: a part cannot be named safely.
+        this.joining.delete(instance.id);
+        this.log.error({ err: (err as Error).message, instanceId: instance.id }, 'live: could not read the broadcast output');
+        await this.state.releaseFeed(instance.id, feed.role, feed.id).catch(() => {});
+        feed.connection.close('internal error');
+        return;
+      }
       this.joining.delete(instance.id);
       if (broadcast && !this.broadcasts.has(instance.id)) this.broadcasts.set(instance.id, broadcast);
     }
@@ -419,6 +441,24 @@ export class LiveIngest {
       await Promise.all([...this.broadcasts.values()].map((b) => b.beat()));
     } catch (err) {
       this.log.warn({ err: (err as Error).message }, 'live: revocation check failed');
+    }
+  }
+
+  /**
+   * Local packager folders of broadcasts no longer on air, left by a process that died (processes
+   * sharing the media work dir leave each other's live broadcasts alone).
+   */
+  private async removeLocalLeftovers() {
+    const root = path.join(this.media.workDir, 'live');
+    const names = await fsp.readdir(root).catch(() => [] as string[]);
+    for (const name of names) {
+      if (!/^[0-9a-f-]{1,64}$/i.test(name) || [...this.broadcasts.values()].some((b) => b.playerUuid === name)) continue;
+      try {
+        if (!(await this.state.onAir(name))) await fsp.rm(path.join(root, name), { recursive: true, force: true });
+      } catch (err) {
+        this.log.warn({ err: (err as Error).message }, 'live: could not check a leftover packager folder');
+        return;
+      }
     }
   }
 

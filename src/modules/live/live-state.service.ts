@@ -158,6 +158,11 @@ export class LiveStateService {
     return new Set(rows.filter((r) => r.deleted_at === null).map((r) => r.id));
   }
 
+  /** Whether the broadcast of this player is on air (live), received by some ingest. */
+  async onAir(playerUuid: string): Promise<boolean> {
+    return (await this.repo.findByPlayerUuid(playerUuid.toLowerCase()))?.status === 'live';
+  }
+
   /** The broadcast is over (the reconnect window passed): live → processing, and the recording is queued. */
   async end(instanceId: number, ingestSession: string, endTime: number): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {

@@ -5,7 +5,7 @@ import type { JobHandlersFor } from '../../jobs/registry.ts';
 import { PermanentJobError } from '../../jobs/runner.ts';
 import { jobWorkDir } from '../../jobs/work-dir.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { liveDir } from '../../live/paths.ts';
+import { legacyLiveDir, liveKey, localLiveDir } from '../../live/paths.ts';
 import { buildRecording } from '../../live/recording.ts';
 import { MailDeliveryError, type Mailer } from '../../mail/mailer.ts';
 import { describeMediaFailure } from '../../media/failure.ts';
@@ -56,7 +56,14 @@ export function liveJobs({
       let folder: string | null = null;
       try {
         const source = path.join(work.dir, 'recording.mp4');
-        const segments = await buildRecording(config.ffmpegPath, liveDir(config.dataDir, instance.player_uuid), source, ctx.signal);
+        const segments = await buildRecording({
+          ffmpegPath: config.ffmpegPath,
+          store: media.store,
+          playerUuid: instance.player_uuid,
+          workDir: work.dir,
+          output: source,
+          signal: ctx.signal,
+        });
         if (segments === 0) throw new PermanentJobError('The broadcast recorded no media');
         const result = await processSource({
           ffmpegPath: config.ffmpegPath,
@@ -82,6 +89,8 @@ export function liveJobs({
         throw err;
       } finally {
         await work.dispose();
+        // The broadcast is over: a packager folder a dead ingest left on this machine is of no use.
+        await fsp.rm(localLiveDir(media.workDir, instance.player_uuid), { recursive: true, force: true }).catch(() => {});
       }
     },
     /**
@@ -114,12 +123,17 @@ export function liveJobs({
         throw new PermanentJobError((err as Error).message);
       }
     },
-    /** Removes a deleted instance's HLS output (DATA_DIR/live/<player uuid>). */
+    /**
+     * Removes a deleted instance's HLS output: `live/<player uuid>` in the file store, and what is left
+     * on this machine (a packager folder, the DATA_DIR/live/<player uuid> of earlier versions).
+     */
     'live.cleanup': async (payload) => {
       if (!/^[0-9a-f-]{1,64}$/i.test(payload.player_uuid)) return;
       // Only output no instance owns any more.
       if (await live.findByPlayerUuid(payload.player_uuid)) return;
-      await fsp.rm(liveDir(config.dataDir, payload.player_uuid), { recursive: true, force: true });
+      await media.store.delete(liveKey(payload.player_uuid));
+      await fsp.rm(localLiveDir(media.workDir, payload.player_uuid), { recursive: true, force: true });
+      await fsp.rm(legacyLiveDir(config.dataDir, payload.player_uuid), { recursive: true, force: true });
     },
   };
 }

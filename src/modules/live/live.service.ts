@@ -246,8 +246,10 @@ export class LiveService {
         if (row.player_id !== null) await this.repos.players.with(trx).delete(organizationId, row.player_id);
         if (video) await videos.delete(organizationId, video.id);
       }
-      // The HLS output goes once the packager has surely stopped.
-      await enqueue(trx, 'live.cleanup', { player_uuid: row.player_uuid }, { delayMs: 5000 });
+      // The HLS output goes once the packager has surely stopped: an ingest in another process hears
+      // of the deletion at its next heartbeat, and publishes nothing more from then on.
+      const delayMs = Math.max(5000, this.config.live.healthIntervalSeconds * 2000 + 2000);
+      await enqueue(trx, 'live.cleanup', { player_uuid: row.player_uuid }, { delayMs });
     });
     liveSignals.revoked();
     return { success: true };

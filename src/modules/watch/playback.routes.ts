@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { Type } from 'typebox';
 import type { App, Deps } from '../../http/context.ts';
 import { sendFile } from '../../http/file-response.ts';
@@ -49,8 +48,8 @@ export default async function playbackRoutes(app: App, { services }: Deps) {
   });
 
   app.get('/play/:uuid/:grant/live/:part/:segment', { config: common, schema: { hide: true, params: SegmentParams } }, async (req, reply) => {
-    const { file, size } = await playback.liveSegment(req.params.uuid, req.params.grant, req.ip, req.params.part, req.params.segment);
-    return reply.header('cache-control', 'private, max-age=86400, immutable').header('content-length', size).type('video/mp2t').send(fs.createReadStream(file));
+    const { size, stream } = await playback.liveSegment(req.params.uuid, req.params.grant, req.ip, req.params.part, req.params.segment);
+    return reply.header('cache-control', 'private, max-age=86400, immutable').header('content-length', size).type('video/mp2t').send(stream);
   });
 
   app.route({

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { isValidKey } from '../../media/file-store.ts';
@@ -92,7 +93,7 @@ export class PlaybackService {
     return this.live.playlist(player.uuid);
   }
 
-  async liveSegment(uuid: string, grant: string, ip: string, part: string, segment: string): Promise<{ file: string; size: number }> {
+  async liveSegment(uuid: string, grant: string, ip: string, part: string, segment: string): Promise<{ size: number; stream: Readable }> {
     const player = await this.admit(uuid, grant, ip);
     return this.live.segment(player.uuid, part, segment);
   }
