@@ -1,9 +1,11 @@
 /**
  * Media bench (`node --import tsx bench/media.ts`, or `runMediaBench()` from bench/run.ts):
  *
+ * 0. Ladder: the HLS ladder of a 60 s 1080p30 clip in one ffmpeg run, against its rungs encoded in
+ *    separate runs (target ≤ 0.7) and against the clip's duration (target ≤ 1.5).
  * 1. Processing: wall time from `POST /v1/videos` to `status: ready` for a 10 s 1280x720 clip
- *    (SSRF-safe download from a local origin, probe, sd + hd transcodes, thumbnails, store, database),
- *    as a ratio of running the same two ffmpeg transcode commands directly. Target ≤ 1.15.
+ *    (SSRF-safe download from a local origin, probe, the ladder encode, sd + hd packaging, thumbnails,
+ *    store, database), as a ratio of running the same ladder ffmpeg command directly. Target ≤ 1.15.
  * 2. Serving: requests/s of one rendition fetched by signed URL from Reelbase (signature check,
  *    Range support), as a ratio of @fastify/static serving the same file unsigned; whole file and a
  *    64 KiB range. Target ≥ 0.8 (informative).
@@ -36,14 +38,16 @@ import { createContainer } from '../src/container.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { createMedia } from '../src/media/media.ts';
 import { probe } from '../src/media/ffmpeg.ts';
-import { transcodeCommands } from '../src/media/pipeline.ts';
+import { ladderCommand } from '../src/media/pipeline.ts';
+import { ladderArgs, ladderFor } from '../src/media/presets.ts';
 import { jobHandlers } from '../src/modules/job-handlers.ts';
 
 const run = promisify(execFile);
 const self = fileURLToPath(import.meta.url);
 const ROUNDS = Number(process.env.MEDIA_BENCH_ROUNDS ?? 3);
 const SERVING_ROUNDS = Number(process.env.MEDIA_BENCH_SERVING_ROUNDS ?? 2);
-const PARTS = (process.env.MEDIA_BENCH_PARTS ?? 'processing,serving').split(',').map((p) => p.trim());
+const PARTS = (process.env.MEDIA_BENCH_PARTS ?? 'ladder,processing,serving').split(',').map((p) => p.trim());
+const LADDER_ROUNDS = Number(process.env.MEDIA_BENCH_LADDER_ROUNDS ?? 1);
 const DURATION = Number(process.env.MEDIA_BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.MEDIA_BENCH_CONNECTIONS ?? 10);
 const SECRET = 'media-bench-signing-secret-0123456789';
@@ -101,13 +105,87 @@ export async function makeClip(dir: string): Promise<string> {
   return clip;
 }
 
-/** The two transcode commands the pipeline runs (the hd one also writes the thumbnails), run directly. */
+/** The ladder command the pipeline runs (it also writes the thumbnails), run directly. */
 async function baselineOnce(clip: string, outDir: string): Promise<number> {
   const { ffmpegPath, ffprobePath } = configFor(outDir);
-  const commands = transcodeCommands(await probe(ffprobePath, clip), clip, outDir);
+  const command = ladderCommand(await probe(ffprobePath, clip), clip, outDir);
+  await fsp.mkdir(command.hlsDir, { recursive: true });
   const start = performance.now();
-  for (const c of commands) await run(ffmpegPath, [...COMMON, ...c.args]);
+  await run(ffmpegPath, [...COMMON, ...command.args]);
   return performance.now() - start;
+}
+
+/**
+ * The ladder of a 60 s 1080p30 clip in one encode (one decode, split to every rung), against the same
+ * rungs encoded in separate ffmpeg runs (a decode each). Targets: ≤ 0.7× the separate runs, and
+ * ≤ 1.5× the clip's duration.
+ */
+async function ladderRows(root: string): Promise<Row[]> {
+  const { ffmpegPath, ffprobePath } = configFor(root);
+  const clip = path.join(root, 'clip-1080p-60s.mp4');
+  await run(ffmpegPath, [
+    ...COMMON,
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=1920x1080:rate=30:duration=60',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:duration=60',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-crf',
+    '18',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-shortest',
+    clip,
+  ]);
+  const info = await probe(ffprobePath, clip);
+  const one: number[] = [];
+  const separate: number[] = [];
+  for (let round = 0; round < LADDER_ROUNDS; round++) {
+    const out = await fsp.mkdtemp(path.join(root, 'ladder-'));
+    const command = ladderCommand(info, clip, out);
+    await fsp.mkdir(command.hlsDir, { recursive: true });
+    let start = performance.now();
+    await run(ffmpegPath, [...COMMON, ...command.args]);
+    one.push(performance.now() - start);
+    let sum = 0;
+    for (const rung of ladderFor(info)) {
+      const dir = await fsp.mkdtemp(path.join(root, `rung-${rung.name}-`));
+      start = performance.now();
+      await run(ffmpegPath, [...COMMON, ...ladderArgs({ input: clip, hlsDir: dir, ladder: [rung], hasAudio: info.hasAudio, masterName: 'm.m3u8' })]);
+      sum += performance.now() - start;
+    }
+    separate.push(sum);
+    console.error(`ladder round ${round + 1}: one encode ${seconds(one.at(-1)!)}, separate runs ${seconds(sum)}`);
+    await fsp.rm(out, { recursive: true, force: true });
+  }
+  const best = Math.min(...one);
+  return [
+    {
+      what: `ladder of a 60 s 1080p30 clip, one encode vs separate runs`,
+      reelbase: seconds(best),
+      baseline: seconds(Math.min(...separate)),
+      ratio: best / Math.min(...separate),
+      target: '≤ 0.7',
+      pass: best / Math.min(...separate) <= 0.7,
+    },
+    {
+      what: `ladder of a 60 s 1080p30 clip, vs its duration`,
+      reelbase: seconds(best),
+      baseline: seconds(60_000),
+      ratio: best / 60_000,
+      target: '≤ 1.5',
+      pass: best / 60_000 <= 1.5,
+    },
+  ];
 }
 
 /** An origin for the source file, on 127.0.0.1. */
@@ -273,6 +351,7 @@ export async function runMediaBench(): Promise<Row[]> {
       console.error(`round ${round + 1}: direct ${seconds(direct.at(-1)!)}, pipeline ${seconds(ms)}`);
     }
     const rows: Row[] = [];
+    if (PARTS.includes('ladder')) rows.push(...(await ladderRows(root)));
     if (rounds > 0) {
       const ratio = Math.min(...full) / Math.min(...direct);
       rows.push({

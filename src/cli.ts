@@ -119,6 +119,16 @@ token
     });
   });
 
+const mediaCommand = program.command('media').description('media');
+mediaCommand
+  .command('backfill-hls')
+  .description('queue the HLS ladder of every ready video that has none (videos processed before ladders existed); the workers encode them')
+  .option('--org <id>', 'only this organization')
+  .action(async (opts: { org?: string }) => {
+    const organizationId = opts.org === undefined ? undefined : parseId(opts.org, '--org');
+    await withServices(async ({ videoMedia }) => out({ queued: await videoMedia.queueLadderBackfill(organizationId) }));
+  });
+
 program
   .command('upload')
   .description('upload a local file as a new video (tus, resumable: run it again after an interruption); --wait until it is ready')

@@ -98,6 +98,14 @@ describe.each(dialects)('the upload command on %s', (dialect) => {
       expect(video).toMatchObject({ name: 'From the CLI', status: 'ready', origin: 'upload', seconds: 2 });
       // The watch page it printed plays.
       expect((await fetch(result.last.watch_url as string)).status).toBe(200);
+      // `media backfill-hls` queues a ladder for each ready video without one (here: none, then this one).
+      expect((await cli('media', 'backfill-hls')).last).toEqual({ queued: 0 });
+      await t.database.db
+        .deleteFrom('video_files')
+        .where('video_id', '=', result.last.video_id as number)
+        .where('quality', '=', 'hls')
+        .execute();
+      expect((await cli('media', 'backfill-hls', '--org', '1')).last).toEqual({ queued: 1 });
     } finally {
       await runner.stop(1000);
     }

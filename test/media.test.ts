@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { createContainer } from '../src/container.ts';
@@ -11,9 +13,10 @@ import { runningTools, toolEvents } from '../src/media/ffmpeg.ts';
 import { UrlSigner } from '../src/media/signed-urls.ts';
 import { createOrg, type OrgContext } from './helpers/factories.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
-import { closedPort, makeTestMedia, probeJson, settle, startOrigin, verifySignature, type TestMedia } from './helpers/media.ts';
+import { closedPort, ffmpegPath, makeTestMedia, probeJson, settle, startOrigin, verifySignature, type TestMedia } from './helpers/media.ts';
 
 const P = '/dashboard/v1';
+const run = promisify(execFile);
 const VIDEO_KEYS = [
   'audio_gain',
   'created_at',
@@ -102,7 +105,7 @@ describe.each(dialects)('media processing on %s', (dialect) => {
       expect(video.status).toBeNull();
       expect((await org.api.get(`${P}/videos/${video.id}`)).body.status).toBeNull();
       expect(await jobsOf('video.process', video.id)).toHaveLength(1);
-      expect((await org.api.get(`${P}/videos/${video.id}/files`)).body).toEqual({ id: video.id, urls: { sd: null, hd: null } });
+      expect((await org.api.get(`${P}/videos/${video.id}/files`)).body).toEqual({ id: video.id, urls: { sd: null, hd: null, hls: null } });
 
       await settle(runner, t.database.db);
       const ready = (await org.api.get(`${P}/videos/${video.id}`)).body;
@@ -116,9 +119,10 @@ describe.each(dialects)('media processing on %s', (dialect) => {
       // A source smaller than 480p keeps its size in both renditions.
       expect(files.map((f) => [f.quality, f.width, f.height, f.content_type])).toEqual([
         ['hd', 320, 240, 'video/mp4'],
+        ['hls', 320, 240, 'application/vnd.apple.mpegurl'],
         ['sd', 320, 240, 'video/mp4'],
       ]);
-      for (const f of files) expect(Number(f.bytes)).toBeGreaterThan(1000);
+      for (const f of files.filter((f) => f.quality !== 'hls')) expect(Number(f.bytes)).toBeGreaterThan(1000);
     });
 
     it('has four generated thumbnails, the first selected', async () => {
@@ -232,7 +236,7 @@ describe.each(dialects)('media processing on %s', (dialect) => {
       // Without the parameter, only the set without an identifier.
       const main = (await org.api.get(`${P}/videos/${video.id}/files`)).body;
       expect(main.urls.sd).toMatch(/\/r0-[0-9a-f]+\/sd\.mp4\?/);
-      expect((await org.api.get(`${P}/videos/${video.id}/files?custom_identifier=unknown`)).body.urls).toEqual({ sd: null, hd: null });
+      expect((await org.api.get(`${P}/videos/${video.id}/files?custom_identifier=unknown`)).body.urls).toEqual({ sd: null, hd: null, hls: null });
 
       const sets = (await org.api.get(`${P}/videos/${video.id}/file_sets`)).body;
       expect(sets.map((s: any) => [s.custom_identifier, s.status])).toEqual([
@@ -247,7 +251,7 @@ describe.each(dialects)('media processing on %s', (dialect) => {
       expect(del.status).toBe(200);
       expect(del.body.custom_identifier).toBe('alt');
       expect(storeHas(altKey)).toBe(false);
-      expect((await org.api.get(`${P}/videos/${video.id}/files?custom_identifier=alt`)).body.urls).toEqual({ sd: null, hd: null });
+      expect((await org.api.get(`${P}/videos/${video.id}/files?custom_identifier=alt`)).body.urls).toEqual({ sd: null, hd: null, hls: null });
       expect((await org.api.delete(`${P}/videos/${video.id}/files?custom_identifier=alt`)).status).toBe(404);
       const other = await createOrg(t);
       expect((await other.api.post(`${P}/videos/${video.id}/files`, { custom_identifier: 'alt', sd_url: src('small.mp4') })).status).toBe(404);
@@ -262,7 +266,7 @@ describe.each(dialects)('media processing on %s', (dialect) => {
       expect(res.body.status).toBeNull();
       expect((await videoRow(video.id)).media_version).toBe(1);
       // Not ready: no URLs (the old files stay in the store until the new ones replace them).
-      expect((await org.api.get(`${P}/videos/${video.id}/files`)).body.urls).toEqual({ sd: null, hd: null });
+      expect((await org.api.get(`${P}/videos/${video.id}/files`)).body.urls).toEqual({ sd: null, hd: null, hls: null });
       expect(storeHas(oldKey)).toBe(true);
       // A change that keeps the URL queues nothing.
       await org.api.patch(`${P}/videos/${video.id}`, { name: 'Renamed' });
@@ -308,6 +312,112 @@ describe.each(dialects)('media processing on %s', (dialect) => {
     expect(fs.readdirSync(path.join(t.config.mediaDir, 'videos', uuid)).filter((d) => d.startsWith('r'))).toEqual([expect.stringMatching(/^r1-/)]);
   });
 
+  it('encodes an aligned HLS ladder once, serves it by folder link, and packages sd/hd from its streams', { timeout: 60_000 }, async () => {
+    // 10 s at 640x360 with sound: rungs 360p and 240p, three segments each (4 + 4 + 2 s).
+    await run(ffmpegPath, [
+      '-loglevel',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=size=640x360:rate=30:duration=10',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=duration=10',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-shortest',
+      path.join(media.dir, 'ten.mp4'),
+    ]);
+    const video = await createVideo({ upload_url: src('ten.mp4') });
+    await settle(runner, t.database.db);
+    const { urls } = (await org.api.get(`${P}/videos/${video.id}/files`)).body;
+    expect(urls.hls).toMatch(/^http:\/\/reelbase\.test\/media\/folders\/\d+\.4\.[\w-]+\/videos\/[0-9a-f-]+\/r0-[0-9a-f]+\/hls\/master\.m3u8$/);
+    const get = (url: string) => t.app.inject({ url: local(url) });
+
+    const master = await get(urls.hls);
+    expect(master.statusCode).toBe(200);
+    expect(master.headers['content-type']).toBe('application/vnd.apple.mpegurl');
+    const variants = master.body.split('\n').filter((l) => l.startsWith('#EXT-X-STREAM-INF:'));
+    expect(variants).toHaveLength(2);
+    expect(variants[0]).toMatch(
+      /^#EXT-X-STREAM-INF:BANDWIDTH=\d+,AVERAGE-BANDWIDTH=\d+,RESOLUTION=640x360,CODECS="avc1\.[0-9a-f]{6},mp4a\.40\.2",FRAME-RATE=30\.000$/,
+    );
+    expect(variants[1]).toMatch(/RESOLUTION=426x240,/);
+    const bandwidth = (line: string) => Number(/BANDWIDTH=(\d+)/.exec(line)![1]);
+    expect(bandwidth(variants[0])).toBeGreaterThan(bandwidth(variants[1]));
+
+    // Each rung by its relative URI under the same link; the same segment boundaries in both.
+    const boundaries: string[] = [];
+    for (const rung of ['360p', '240p']) {
+      const playlist = await get(new URL(`${rung}/index.m3u8`, urls.hls as string).href);
+      expect(playlist.statusCode).toBe(200);
+      expect(playlist.body).toMatch(/#EXT-X-MAP:URI="init\.mp4"|#EXT-X-MAP:URI="init_\d\.mp4"/);
+      const durations = [...playlist.body.matchAll(/#EXTINF:([\d.]+),/g)].map((m) => Number(m[1]).toFixed(1));
+      expect(durations).toEqual(['4.0', '4.0', '2.0']);
+      boundaries.push(durations.join(' '));
+      const init = /#EXT-X-MAP:URI="([^"]+)"/.exec(playlist.body)![1];
+      const first = playlist.body.split('\n').find((l) => l.endsWith('.m4s'))!;
+      const initFile = await get(new URL(`${rung}/${init}`, urls.hls as string).href);
+      expect(initFile.rawPayload.subarray(4, 8).toString()).toBe('ftyp');
+      const segment = await get(new URL(`${rung}/${first}`, urls.hls as string).href);
+      expect(segment.statusCode).toBe(200);
+      expect(['styp', 'moof']).toContain(segment.rawPayload.subarray(4, 8).toString());
+    }
+    expect(new Set(boundaries).size).toBe(1);
+
+    // The link admits its own folder only, and is refused when tampered with.
+    expect((await get(urls.hls.replace(/\.4\.([\w-])/, (_m: string, c: string) => `.4.${c === 'A' ? 'B' : 'A'}`))).statusCode).toBe(403);
+    const elsewhere = urls.hls.replace(/videos\/[0-9a-f-]+\/r0-[0-9a-f]+\/hls/, 'videos/00000000-0000-0000-0000-000000000000/r0-00000000/hls');
+    expect((await get(elsewhere)).statusCode).toBe(403);
+
+    // sd and hd are the 360p rung remuxed: the same video packets, not a second encode.
+    const files = await t.database.db.selectFrom('video_files').selectAll().where('video_id', '=', video.id).execute();
+    const hlsDir = path.join(t.config.mediaDir, path.posix.dirname(files.find((f) => f.quality === 'hls')!.path));
+    const hash = async (input: string) =>
+      (await run(ffmpegPath, ['-loglevel', 'error', '-i', input, '-map', '0:v', '-c', 'copy', '-f', 'streamhash', '-hash', 'md5', '-'])).stdout.trim();
+    const rungHash = await hash(path.join(hlsDir, '360p', 'index.m3u8'));
+    for (const quality of ['sd', 'hd']) {
+      const file = files.find((f) => f.quality === quality)!;
+      expect([file.width, file.height]).toEqual([640, 360]);
+      expect(await hash(path.join(t.config.mediaDir, file.path))).toBe(rungHash);
+    }
+  });
+
+  it('backfills the ladder of a video processed before ladders existed, from its hd file, keeping its MP4 files', { timeout: 60_000 }, async () => {
+    const video = await createVideo({ upload_url: src('small.mp4') });
+    await settle(runner, t.database.db);
+    // As a video processed by an earlier version: no ladder.
+    const ladder = await t.database.db
+      .selectFrom('video_files')
+      .selectAll()
+      .where('video_id', '=', video.id)
+      .where('quality', '=', 'hls')
+      .executeTakeFirstOrThrow();
+    await t.database.db.deleteFrom('video_files').where('id', '=', ladder.id).execute();
+    await t.container.media.store.delete(path.posix.dirname(ladder.path));
+    const before = (await org.api.get(`${P}/videos/${video.id}/files`)).body.urls;
+    expect(before.hls).toBeNull();
+
+    expect(await t.services.videoMedia.queueLadderBackfill(org.organizationId)).toBe(1);
+    await settle(runner, t.database.db);
+    const after = (await org.api.get(`${P}/videos/${video.id}/files`)).body.urls;
+    expect(after.hls).toMatch(/\/hls\/master\.m3u8$/);
+    expect(new URL(after.sd).pathname).toBe(new URL(before.sd).pathname); // the MP4 files stay
+    const master = await t.app.inject({ url: local(after.hls) });
+    expect(master.statusCode).toBe(200);
+    expect(master.body).toMatch(/RESOLUTION=320x240/);
+    expect(await t.services.videoMedia.queueLadderBackfill(org.organizationId)).toBe(0);
+  });
+
   it('transcodes a 720p source without audio to 854x480 and 1280x720, each with a silent AAC track', async () => {
     const video = await createVideo({ upload_url: src('hd.mp4') });
     await settle(runner, t.database.db);
@@ -316,9 +426,10 @@ describe.each(dialects)('media processing on %s', (dialect) => {
     const files = await t.database.db.selectFrom('video_files').selectAll().where('video_id', '=', video.id).orderBy('quality').execute();
     expect(files.map((f) => [f.quality, f.width, f.height])).toEqual([
       ['hd', 1280, 720],
+      ['hls', 1280, 720],
       ['sd', 854, 480],
     ]);
-    for (const f of files) {
+    for (const f of files.filter((f) => f.quality !== 'hls')) {
       const info = await probeJson(path.join(t.config.mediaDir, f.path));
       const v = info.streams.find((s) => s.codec_type === 'video');
       const a = info.streams.find((s) => s.codec_type === 'audio');
@@ -372,7 +483,7 @@ describe.each(dialects)('media processing on %s', (dialect) => {
       // The user sees the same through the API.
       const api = (await org.api.get(`${P}/videos/${text}`)).body;
       expect([api.status, api.error_message]).toEqual(['error', txt.message]);
-      expect((await org.api.get(`${P}/videos/${text}/files`)).body.urls).toEqual({ sd: null, hd: null });
+      expect((await org.api.get(`${P}/videos/${text}/files`)).body.urls).toEqual({ sd: null, hd: null, hls: null });
     });
 
     it('fails a re-sourced video whose new source is bad, removing the files of the old source', async () => {
@@ -384,7 +495,7 @@ describe.each(dialects)('media processing on %s', (dialect) => {
       await settle(runner, t.database.db);
       const after = (await org.api.get(`${P}/videos/${video.id}`)).body;
       expect([after.status, after.error_message]).toEqual(['error', expect.stringMatching(/not a video/)]);
-      expect((await org.api.get(`${P}/videos/${video.id}/files`)).body.urls).toEqual({ sd: null, hd: null });
+      expect((await org.api.get(`${P}/videos/${video.id}/files`)).body.urls).toEqual({ sd: null, hd: null, hls: null });
       expect(storeHas(key)).toBe(false);
       expect(await t.database.db.selectFrom('video_files').selectAll().where('video_id', '=', video.id).execute()).toEqual([]);
       expect(await t.database.db.selectFrom('thumbnails').selectAll().where('video_id', '=', video.id).execute()).toEqual([]);

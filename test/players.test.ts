@@ -283,8 +283,8 @@ describe.each(dialects)('players, chapters and videos on %s', (dialect) => {
     expect(upd.body.audio_gain).toBe(3);
     expect((await org.api.patch(`${P}/videos/${id}`, { audio_gain: 'loud' })).status).toBe(422);
     const files = await org.api.get(`${P}/videos/${id}/files`);
-    expect(files.body).toEqual({ id, urls: { sd: null, hd: null } });
-    expect((await org.api.get(`${P}/videos/${id}/files?custom_identifier=alt`)).body).toEqual({ id, urls: { sd: null, hd: null } });
+    expect(files.body).toEqual({ id, urls: { sd: null, hd: null, hls: null } });
+    expect((await org.api.get(`${P}/videos/${id}/files?custom_identifier=alt`)).body).toEqual({ id, urls: { sd: null, hd: null, hls: null } });
     expect((await other.api.get(`${P}/videos/${id}/files`)).status).toBe(404);
     expect((await org.api.delete(`${P}/videos/${id}`)).status).toBe(200);
     expect((await org.api.get(`${P}/videos/${id}`)).status).toBe(404);

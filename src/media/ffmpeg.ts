@@ -138,6 +138,8 @@ export interface ProbeResult {
   hasAudio: boolean;
   formatName: string;
   videoCodec: string;
+  /** Frames per second of the video stream (its average), when known. */
+  frameRate: number | null;
 }
 
 export class NotAVideoError extends Error {}
@@ -145,12 +147,21 @@ export class NotAVideoError extends Error {}
 interface RawStream {
   codec_type?: string;
   codec_name?: string;
+  avg_frame_rate?: string;
+  r_frame_rate?: string;
   width?: number;
   height?: number;
   duration?: string;
   tags?: Record<string, string>;
   side_data_list?: Array<{ rotation?: number }>;
   disposition?: { attached_pic?: number };
+}
+
+/** An ffprobe rate (`30000/1001`) as a number; null when unknown (`0/0`). */
+function rate(text: string | undefined): number | null {
+  const [num, den] = (text ?? '').split('/').map(Number);
+  const value = den ? num / den : num;
+  return Number.isFinite(value) && value > 0 && value < 1000 ? value : null;
 }
 
 /** Probes a file with ffprobe; NotAVideoError when it holds no playable video (image, audio, text…). */
@@ -184,5 +195,6 @@ export async function probe(ffprobePath: string, file: string, options: RunOptio
     hasAudio: (json.streams ?? []).some((s) => s.codec_type === 'audio'),
     formatName,
     videoCodec: video.codec_name ?? '',
+    frameRate: rate(video.avg_frame_rate) ?? rate(video.r_frame_rate),
   };
 }

@@ -7,6 +7,8 @@ import { S3FileStore } from './s3-file-store.ts';
 
 /** Public path under which stored files are served (GET /media/files/<key>?expires=&signature=). */
 export const MEDIA_FILES_PATH = '/media/files/';
+/** Public path of folder links (an HLS ladder: GET /media/folders/<token>/<key>). */
+export const MEDIA_FOLDERS_PATH = '/media/folders/';
 
 /** The media layer as modules and jobs use it: where files live and how they are linked to. */
 export interface Media {
@@ -16,6 +18,8 @@ export interface Media {
   workDir: string;
   /** A signed, expiring URL of a stored file. */
   fileUrl(key: string, nowSeconds?: number): string;
+  /** A signed, expiring URL of `prefix/file` that admits every key under `prefix` (relative URIs of playlists). */
+  folderUrl(prefix: string, file: string, nowSeconds?: number): string;
 }
 
 /** The S3 client settings of STORAGE_URL (credentials from the standard AWS variables or files). */
@@ -55,5 +59,6 @@ export function createMedia(config: Config, store: FileStore = createFileStore(c
     // into the local store rather than copied.
     workDir: path.join(config.mediaDir, '.work'),
     fileUrl: (key, now = Math.floor(Date.now() / 1000)) => signer.sign(`${MEDIA_FILES_PATH}${key}`, now),
+    folderUrl: (prefix, file, now = Math.floor(Date.now() / 1000)) => signer.signFolder(MEDIA_FOLDERS_PATH, prefix, file, now),
   };
 }

@@ -2,7 +2,8 @@ import type { FileStore } from './file-store.ts';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { ffmpeg, probe, ToolError, type ProbeResult } from './ffmpeg.ts';
-import { RENDITIONS, renditionSize, thumbnailArgs, thumbnailTimes, transcodeArgs, type Rendition } from './presets.ts';
+import { composeMaster, packageMp4, readVariants, type HlsVariant } from './hls.ts';
+import { ladderArgs, ladderFor, mp4Rungs, thumbnailArgs, thumbnailTimes, type LadderRung } from './presets.ts';
 
 export interface PipelineOptions {
   ffmpegPath: string;
@@ -16,7 +17,7 @@ export interface PipelineOptions {
 }
 
 export interface RenditionFile {
-  quality: Rendition['quality'];
+  quality: 'sd' | 'hd';
   file: string;
   width: number;
   height: number;
@@ -34,43 +35,68 @@ export interface PipelineResult {
   probe: ProbeResult;
   renditions: RenditionFile[];
   thumbnails: ThumbnailFile[];
+  /** The HLS ladder: `dir/master.m3u8`, `dir/<rung>/…`. */
+  hls: { dir: string; variants: HlsVariant[] };
 }
 
-export interface TranscodeCommand {
-  rendition: Rendition;
-  size: { width: number; height: number };
-  output: string;
+export interface LadderCommand {
+  ladder: LadderRung[];
+  hlsDir: string;
+  /** ffmpeg's own master playlist in hlsDir (read for CODECS, then replaced by Reelbase's). */
+  ffmpegMaster: string;
   /** ffmpeg arguments (after the common flags of `ffmpeg()`). */
   args: string[];
 }
 
+const FFMPEG_MASTER = 'ffmpeg-master.m3u8';
+
 /**
- * The ffmpeg commands that make a probed source's renditions, one per rendition. The largest one
- * also writes the thumbnails (`thumbnail-<n>.jpg` in `workDir`, at `thumbnailTimes`) from the frames
- * it decodes anyway. The bench runs exactly these commands as its baseline.
+ * The one ffmpeg command that encodes a probed source's HLS ladder into `workDir/hls` and writes the
+ * thumbnails (`thumbnail-<n>.jpg` in `workDir`, at the hd file's size) from the frames it decodes
+ * anyway. The bench runs exactly this command as its baseline.
  */
-export function transcodeCommands(info: ProbeResult, source: string, workDir: string, audioGainDb?: number): TranscodeCommand[] {
-  return RENDITIONS.map((rendition, i) => {
-    const size = renditionSize(info, rendition.short);
-    const output = path.join(workDir, `${rendition.quality}.mp4`);
-    const thumbnails = i === RENDITIONS.length - 1 ? { times: thumbnailTimes(info.duration), pattern: path.join(workDir, 'thumbnail-%d.jpg') } : undefined;
-    return { rendition, size, output, args: transcodeArgs({ input: source, output, size, rendition, hasAudio: info.hasAudio, audioGainDb, thumbnails }) };
-  });
+export function ladderCommand(info: ProbeResult, source: string, workDir: string, audioGainDb?: number): LadderCommand {
+  const ladder = ladderFor(info);
+  const hlsDir = path.join(workDir, 'hls');
+  const thumbnails = { times: thumbnailTimes(info.duration), pattern: path.join(workDir, 'thumbnail-%d.jpg'), size: mp4Rungs(ladder).hd.size };
+  return {
+    ladder,
+    hlsDir,
+    ffmpegMaster: FFMPEG_MASTER,
+    args: ladderArgs({ input: source, hlsDir, ladder, hasAudio: info.hasAudio, audioGainDb, thumbnails, masterName: FFMPEG_MASTER }),
+  };
+}
+
+/** The HLS ladder of a probed source in `workDir/hls`, with Reelbase's master playlist (and the thumbnails in `workDir`). */
+export async function encodeLadder(o: PipelineOptions, info: ProbeResult): Promise<{ command: LadderCommand; variants: HlsVariant[] }> {
+  const command = ladderCommand(info, o.source, o.workDir, o.audioGainDb);
+  await fsp.mkdir(command.hlsDir, { recursive: true });
+  await ffmpeg(o.ffmpegPath, command.args, { signal: o.signal });
+  const variants = await readVariants(command.hlsDir, command.ladder, command.ffmpegMaster, info.frameRate);
+  await fsp.writeFile(path.join(command.hlsDir, 'master.m3u8'), composeMaster(variants));
+  await fsp.rm(path.join(command.hlsDir, command.ffmpegMaster), { force: true });
+  return { command, variants };
 }
 
 /**
- * Source → probe → sd and hd MP4 (+ thumbnails) in `workDir`. Throws NotAVideoError for a source that
- * is not a video and ToolError when ffmpeg fails; the job's signal kills ffmpeg.
+ * Source → probe → the HLS ladder in one encode (+ thumbnails) → Reelbase's master playlist → the sd
+ * and hd MP4 files packaged from the ladder's streams (no second encode), all in `workDir`. Throws
+ * NotAVideoError for a source that is not a video and ToolError when ffmpeg fails; the job's signal
+ * kills ffmpeg.
  */
 export async function processSource(o: PipelineOptions): Promise<PipelineResult> {
   const info = await probe(o.ffprobePath, o.source, { signal: o.signal });
+  const { command, variants } = await encodeLadder(o, info);
+
   const renditions: RenditionFile[] = [];
-  const commands = transcodeCommands(info, o.source, o.workDir, o.audioGainDb);
-  for (const c of commands) {
-    await ffmpeg(o.ffmpegPath, c.args, { signal: o.signal });
-    renditions.push({ quality: c.rendition.quality, file: c.output, ...c.size, bytes: (await fsp.stat(c.output)).size });
+  const mp4 = mp4Rungs(command.ladder);
+  for (const quality of ['sd', 'hd'] as const) {
+    const output = path.join(o.workDir, `${quality}.mp4`);
+    await packageMp4(o.ffmpegPath, path.join(command.hlsDir, mp4[quality].name), output, o.signal);
+    renditions.push({ quality, file: output, ...mp4[quality].size, bytes: (await fsp.stat(output)).size });
   }
-  const size = commands[commands.length - 1].size;
+
+  const size = mp4.hd.size;
   const times = thumbnailTimes(info.duration);
   let thumbnails = await existing(
     times.map((seconds, i) => ({ file: path.join(o.workDir, `thumbnail-${i}.jpg`), millisecond: Math.round(seconds * 1000), ...size })),
@@ -86,7 +112,7 @@ export async function processSource(o: PipelineOptions): Promise<PipelineResult>
     }
     thumbnails = await existing([{ file, millisecond: 0, ...size }]);
   }
-  return { probe: info, renditions, thumbnails };
+  return { probe: info, renditions, thumbnails, hls: { dir: command.hlsDir, variants } };
 }
 
 async function existing(shots: ThumbnailFile[]): Promise<ThumbnailFile[]> {
@@ -98,9 +124,25 @@ async function existing(shots: ThumbnailFile[]): Promise<ThumbnailFile[]> {
   return found;
 }
 
-/** Puts a processing result's renditions and thumbnails into the store under `folder`; answers their keys. */
-export async function storeResult(store: FileStore, folder: string, result: PipelineResult): Promise<{ renditions: string[]; thumbnails: string[] }> {
-  const keys = { renditions: [] as string[], thumbnails: [] as string[] };
+/** Puts an encoded ladder into the store under `folder/hls`; answers its master playlist's key. */
+export async function storeLadder(store: FileStore, folder: string, hlsDir: string): Promise<string> {
+  // The rungs' playlists and segments first, the master last: whoever finds the master finds everything it names.
+  const files = await fsp.readdir(hlsDir, { recursive: true });
+  for (const file of files.sort()) {
+    if (file === 'master.m3u8' || !(await fsp.stat(path.join(hlsDir, file))).isFile()) continue;
+    await store.put(`${folder}/hls/${file.split(path.sep).join('/')}`, path.join(hlsDir, file));
+  }
+  await store.put(`${folder}/hls/master.m3u8`, path.join(hlsDir, 'master.m3u8'));
+  return `${folder}/hls/master.m3u8`;
+}
+
+/** Puts a processing result's files into the store under `folder` (the ladder under `folder/hls`); answers their keys. */
+export async function storeResult(
+  store: FileStore,
+  folder: string,
+  result: PipelineResult,
+): Promise<{ renditions: string[]; thumbnails: string[]; hls: string }> {
+  const keys = { renditions: [] as string[], thumbnails: [] as string[], hls: await storeLadder(store, folder, result.hls.dir) };
   for (const r of result.renditions) {
     const key = `${folder}/${r.quality}.mp4`;
     await store.put(key, r.file);

@@ -1,11 +1,13 @@
 /**
- * What Reelbase produces from a source: two H.264/AAC MP4 renditions and a few JPEG thumbnails.
- * The sizes name the short side (480p, 720p), so portrait videos get the same quality as landscape
- * ones; a source smaller than a rendition keeps its size (never upscaled).
+ * What Reelbase produces from a source (docs/media.md, "Adaptive streaming"): an HLS ladder of H.264/AAC
+ * renditions at 1080p, 720p, 480p, 360p and 240p that do not exceed the source, encoded once, the
+ * spec's two MP4 files (sd about 480p, hd about 720p) packaged from the same encoded streams, and a
+ * few JPEG thumbnails. Sizes name the short side, so portrait videos get the same quality as
+ * landscape ones; nothing is upscaled.
  */
 
-export interface Rendition {
-  quality: 'sd' | 'hd';
+/** One rendition of the HLS ladder. */
+export interface Rung {
   /** Target short side in pixels. */
   short: number;
   crf: number;
@@ -13,10 +15,49 @@ export interface Rendition {
   audioKbps: number;
 }
 
-export const RENDITIONS: Rendition[] = [
-  { quality: 'sd', short: 480, crf: 23, maxrateKbps: 1500, audioKbps: 96 },
-  { quality: 'hd', short: 720, crf: 23, maxrateKbps: 3000, audioKbps: 128 },
+export const LADDER: Rung[] = [
+  { short: 1080, crf: 22, maxrateKbps: 6000, audioKbps: 128 },
+  { short: 720, crf: 23, maxrateKbps: 3000, audioKbps: 128 },
+  { short: 480, crf: 23, maxrateKbps: 1500, audioKbps: 96 },
+  { short: 360, crf: 24, maxrateKbps: 800, audioKbps: 96 },
+  { short: 240, crf: 25, maxrateKbps: 400, audioKbps: 64 },
 ];
+
+/** Seconds per HLS segment; every rendition has a keyframe at each multiple, so segments align. */
+export const SEGMENT_SECONDS = 4;
+
+/**
+ * x264 preset of the ladder: `veryfast` keeps the whole ladder of a 1080p30 source within about its
+ * duration on two cores (bench/media.ts measures it) at a quality close to `medium` for this content.
+ */
+export const X264_PRESET = 'veryfast';
+
+export interface LadderRung {
+  rung: Rung;
+  size: { width: number; height: number };
+  /** Its folder and name in the HLS output: the short side, `720p`. */
+  name: string;
+}
+
+/**
+ * The rungs for a source: those not above its short side (a source below the smallest rung gets one
+ * rung at its own size), largest first.
+ */
+export function ladderFor(source: { width: number; height: number }): LadderRung[] {
+  const sourceShort = Math.min(source.width, source.height);
+  const fitting = LADDER.filter((r) => r.short <= sourceShort);
+  const rungs = fitting.length > 0 ? fitting : [{ ...LADDER[LADDER.length - 1], short: sourceShort }];
+  return rungs.map((rung) => {
+    const size = renditionSize(source, rung.short);
+    return { rung, size, name: `${Math.min(size.width, size.height)}p` };
+  });
+}
+
+/** The rungs the spec's sd and hd files are packaged from: the largest at most 480p, and at most 720p. */
+export function mp4Rungs(ladder: LadderRung[]): Record<'sd' | 'hd', LadderRung> {
+  const atMost = (short: number) => ladder.find((r) => r.rung.short <= short) ?? ladder[ladder.length - 1];
+  return { sd: atMost(480), hd: atMost(720) };
+}
 
 /** Thumbnails generated per video, evenly spaced. */
 export const THUMBNAIL_COUNT = 4;
@@ -31,62 +72,75 @@ export function renditionSize(source: { width: number; height: number }, short: 
   return { width: even(source.width * scale), height: even(source.height * scale) };
 }
 
-export interface TranscodeInput {
+export interface LadderInput {
   input: string;
-  output: string;
-  size: { width: number; height: number };
-  rendition: Rendition;
+  /** Where the HLS output goes: `<hlsDir>/<rung name>/{index.m3u8,init.mp4,seg-NNNNN.m4s}`. */
+  hlsDir: string;
+  ladder: LadderRung[];
   hasAudio: boolean;
-  /** Video `audio_gain`, in dB (0: unchanged). */
   audioGainDb?: number;
-  /**
-   * Also write JPEG thumbnails (at the rendition's size) at these times, from the frames this
-   * transcode decodes anyway: `pattern` is an image2 pattern numbered from 0 (`…/thumbnail-%d.jpg`).
-   */
-  thumbnails?: { times: number[]; pattern: string };
+  /** Also write JPEG thumbnails at these times, at `size`, from the frames decoded anyway. */
+  thumbnails?: { times: number[]; pattern: string; size: { width: number; height: number } };
+  /** Name of ffmpeg's own master playlist (read for its CODECS, then replaced). */
+  masterName: string;
 }
 
 /**
- * ffmpeg arguments for one rendition (after the common flags of `ffmpeg()`). A source without audio
- * gets a silent AAC track, so that every file has the same shape (players, concatenation, HLS later).
- * Metadata (camera, location…) is not copied.
+ * One ffmpeg run for the whole ladder (after the common flags of `ffmpeg()`): the source is decoded
+ * once and split to one scaler and one x264 encoder per rung; keyframes are forced every
+ * SEGMENT_SECONDS with scene-cut keyframes off, so the segments of every rung start at the same
+ * times; CMAF (fMP4) segments. Each rung carries its own AAC track (muxed segments: every player
+ * plays every rung alone; an AAC encode costs little beside the video). A source without audio gets a
+ * silent track, as the MP4 files always had.
  */
-export function transcodeArgs(t: TranscodeInput): string[] {
+export function ladderArgs(t: LadderInput): string[] {
   const args = ['-i', t.input];
   if (!t.hasAudio) args.push('-f', 'lavfi', '-i', 'anullsrc=channel_layout=stereo:sample_rate=48000');
-  const scale = `scale=${t.size.width}:${t.size.height},setsar=1`;
   const shots = t.thumbnails?.times.length ? t.thumbnails : null;
+  const branches = t.ladder.map((_, i) => `[v${i}]`).join('') + (shots ? '[shots]' : '');
+  const graph = [`[0:v:0]split=${t.ladder.length + (shots ? 1 : 0)}${branches}`];
+  t.ladder.forEach((r, i) => graph.push(`[v${i}]scale=${r.size.width}:${r.size.height},setsar=1[o${i}]`));
   if (shots) {
-    // One decode for both: the scaled frames go to the encoder and, at the chosen times, to JPEGs.
     const first = shots.times[0].toFixed(3);
     const step = (shots.times.length > 1 ? shots.times[1] - shots.times[0] : 1).toFixed(3);
     const select = `select='if(isnan(prev_selected_t),gte(t,${first}),gte(t-prev_selected_t,${step}))'`;
-    // trim ends the thumbnail branch after the last shot, so that it holds no frames after that.
-    args.push('-filter_complex', `[0:v:0]${scale},split=2[main][shots];[shots]${select},trim=end_frame=${shots.times.length}[thumbs]`, '-map', '[main]');
-  } else {
-    args.push('-map', '0:v:0', '-vf', scale);
+    graph.push(`[shots]scale=${shots.size.width}:${shots.size.height},setsar=1,${select},trim=end_frame=${shots.times.length}[thumbs]`);
   }
-  args.push('-map', t.hasAudio ? '0:a:0' : '1:a:0');
-  args.push(
-    '-c:v',
-    'libx264',
-    '-preset',
-    'veryfast',
-    '-crf',
-    String(t.rendition.crf),
-    '-maxrate',
-    `${t.rendition.maxrateKbps}k`,
-    '-bufsize',
-    `${t.rendition.maxrateKbps * 2}k`,
-    '-pix_fmt',
-    'yuv420p',
-    '-profile:v',
-    'high',
+  args.push('-filter_complex', graph.join(';'));
+  t.ladder.forEach((_, i) => args.push('-map', `[o${i}]`));
+  t.ladder.forEach(() => args.push('-map', t.hasAudio ? '0:a:0' : '1:a:0'));
+  args.push('-c:v', 'libx264', '-preset', X264_PRESET, '-profile:v', 'high', '-pix_fmt', 'yuv420p');
+  t.ladder.forEach((r, i) =>
+    args.push(`-crf:v:${i}`, String(r.rung.crf), `-maxrate:v:${i}`, `${r.rung.maxrateKbps}k`, `-bufsize:v:${i}`, `${r.rung.maxrateKbps * 2}k`),
   );
+  args.push('-force_key_frames', `expr:gte(t,n_forced*${SEGMENT_SECONDS})`, '-sc_threshold', '0');
   if (t.hasAudio && t.audioGainDb) args.push('-af', `volume=${t.audioGainDb}dB`);
-  args.push('-c:a', 'aac', '-b:a', `${t.rendition.audioKbps}k`, '-ac', '2', '-ar', '48000');
+  args.push('-c:a', 'aac', '-ac', '2', '-ar', '48000');
+  t.ladder.forEach((r, i) => args.push(`-b:a:${i}`, `${r.rung.audioKbps}k`));
   if (!t.hasAudio) args.push('-shortest');
-  args.push('-map_metadata', '-1', '-movflags', '+faststart', '-f', 'mp4', t.output);
+  args.push(
+    '-map_metadata',
+    '-1',
+    '-f',
+    'hls',
+    '-hls_time',
+    String(SEGMENT_SECONDS),
+    '-hls_playlist_type',
+    'vod',
+    '-hls_segment_type',
+    'fmp4',
+    '-hls_flags',
+    'independent_segments',
+    '-hls_fmp4_init_filename',
+    'init.mp4',
+    '-hls_segment_filename',
+    `${t.hlsDir}/%v/seg-%05d.m4s`,
+    '-master_pl_name',
+    t.masterName,
+    '-var_stream_map',
+    t.ladder.map((r, i) => `v:${i},a:${i},name:${r.name}`).join(' '),
+    `${t.hlsDir}/%v/index.m3u8`,
+  );
   if (shots) {
     args.push('-map', '[thumbs]', '-vsync', 'vfr', '-frames:v', String(shots.times.length), '-q:v', '3', '-start_number', '0', '-f', 'image2', shots.pattern);
   }

@@ -18,6 +18,8 @@ export const PROCESS_ATTEMPTS = 5;
 export const jobKinds = {
   /** upload_url → download → probe → sd/hd → thumbnails → ready (docs/media.md). */
   'video.process': jobKind<{ videoId: number; /** the video's media_version when queued */ version: number }>({ maxAttempts: PROCESS_ATTEMPTS, lane: 'media' }),
+  /** The HLS ladder of a video processed before ladders existed (`reelbase media backfill-hls`). */
+  'video.hls': jobKind<{ videoId: number }>({ maxAttempts: PROCESS_ATTEMPTS, lane: 'media' }),
   /** A custom_identifier file set made from the video's source. */
   'video.files': jobKind<{ setId: number; version: number }>({ maxAttempts: PROCESS_ATTEMPTS, lane: 'media' }),
   /** The video POSTed to its webhook_url once ready or error. */

@@ -152,7 +152,7 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
-export const MEDIA_JOB_TYPES = ['video.process', 'video.files', 'video.webhook', 'media.delete'];
+export const MEDIA_JOB_TYPES = ['video.process', 'video.hls', 'video.files', 'video.webhook', 'media.delete'];
 
 /** Runs jobs until no media job is queued or running (retries with a short backoff included). */
 export async function settle(runner: JobRunner, db: Kysely<DB>, timeoutMs = 60_000): Promise<void> {

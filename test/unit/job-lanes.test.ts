@@ -23,7 +23,7 @@ describe('job lanes', () => {
       const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/tmp/reelbase-test', SIGNING_SECRET: 'test-signing-secret-0123456789' });
       const handlers = jobHandlers(createContainer({ config, database }));
       const media = Object.keys(handlers).filter((kind) => handlers[kind].lane === 'media');
-      expect(media.sort()).toEqual(['caption.fetch', 'live.record', 'thumbnail.fetch', 'video.files', 'video.process']);
+      expect(media.sort()).toEqual(['caption.fetch', 'live.record', 'thumbnail.fetch', 'video.files', 'video.hls', 'video.process']);
       for (const kind of Object.keys(handlers)) expect(typeof handlers[kind].handler, kind).toBe('function');
     } finally {
       await database.destroy();

@@ -31,6 +31,18 @@ export class MediaFilesService {
     }
     const key = linkPath.slice(MEDIA_FILES_PATH.length);
     if (!linkPath.startsWith(MEDIA_FILES_PATH) || !isValidKey(key)) throw notFound('file');
+    return this.serve(key, ip, expires - now);
+  }
+
+  /** A file by folder link (`/media/folders/<token>/<key>`: an HLS ladder's playlists and segments). */
+  async resolveFolder(token: string, key: string, ip: string): Promise<ServedFile> {
+    const now = nowSeconds();
+    const expires = isValidKey(key) ? this.media.signer.verifyFolder(token, key, now) : null;
+    if (expires === null) throw new AppError('forbidden', 'The link is invalid or has expired');
+    return this.serve(key, ip, expires - now);
+  }
+
+  private async serve(key: string, ip: string, secondsLeft: number): Promise<ServedFile> {
     // Every stored file lives in its video's folder: videos/<video uuid>/…
     const organizationId = await this.videos.organizationOfUuid(key.split('/')[1] ?? '');
     if (organizationId !== undefined && (await this.ipRanges.isBlocked(organizationId, ip))) {
@@ -38,6 +50,6 @@ export class MediaFilesService {
     }
     const stat = await this.media.store.stat(key);
     if (!stat) throw notFound('file');
-    return servedFile(this.media.store, key, stat, Math.min(MAX_CACHE_SECONDS, expires - now));
+    return servedFile(this.media.store, key, stat, Math.min(MAX_CACHE_SECONDS, secondsLeft));
   }
 }

@@ -82,6 +82,39 @@ export class VideoMediaRepository {
     return old;
   }
 
+  /** Ready videos (of one organization, or all) whose files have no HLS ladder yet. */
+  withoutLadder(organizationId?: number): Promise<Array<{ id: number }>> {
+    let q = this.db
+      .selectFrom('videos')
+      .select('videos.id')
+      .where('videos.status', '=', 'ready')
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('video_files')
+              .select('video_files.id')
+              .whereRef('video_files.video_id', '=', 'videos.id')
+              .where('video_files.custom_identifier', 'is', null)
+              .where('video_files.quality', '=', 'hls'),
+          ),
+        ),
+      );
+    if (organizationId !== undefined) q = q.where('videos.organization_id', '=', organizationId);
+    return q.orderBy('videos.id').execute();
+  }
+
+  /** Adds a run's ladder row when the video's files are still that run's (its hd file is `hdKey`); false otherwise. */
+  async addLadder(videoId: number, hdKey: string, row: Omit<Insertable<VideoFilesTable>, 'video_id' | 'custom_identifier'>): Promise<boolean> {
+    const files = await this.files(videoId, null);
+    if (!files.some((f) => f.quality === 'hd' && f.path === hdKey) || files.some((f) => f.quality === 'hls')) return false;
+    await this.db
+      .insertInto('video_files')
+      .values({ ...row, video_id: videoId, custom_identifier: null })
+      .execute();
+    return true;
+  }
+
   thumbnails(videoId: number): Promise<ThumbnailRow[]> {
     return this.db.selectFrom('thumbnails').selectAll().where('video_id', '=', videoId).orderBy('id').execute();
   }

@@ -19,6 +19,12 @@ const nonce = () => randomBytes(4).toString('hex');
 /** Folders holding the given keys (each file set lives in a folder of its own). */
 const foldersOf = (keys: Array<string | null>) => [...new Set(keys.filter((k): k is string => !!k).map((k) => path.posix.dirname(k)))];
 
+/** The video_files row of a run's HLS ladder (quality `hls`, its master playlist; bytes: the whole ladder). */
+function hlsRow(result: PipelineResult, key: string, now: number) {
+  const top = result.hls.variants[0];
+  return { quality: 'hls', path: key, width: top.width, height: top.height, bytes: 0, content_type: 'application/vnd.apple.mpegurl', created_at: now };
+}
+
 export function toFileSet(row: VideoFileSetRow): VideoFileSet {
   return {
     id: row.video_id,
@@ -58,19 +64,21 @@ export class VideoMediaService {
     const keys = await this.playableKeys(organizationId, id, customIdentifier);
     const now = nowSeconds();
     const urlOf = (key: string | null) => (key ? this.media.fileUrl(key, now) : null);
-    return { id, urls: { sd: urlOf(keys.sd), hd: urlOf(keys.hd) } };
+    // The ladder's master playlist names its rungs relatively: a folder link admits them all.
+    const hls = keys.hls ? this.media.folderUrl(path.posix.dirname(keys.hls), path.posix.basename(keys.hls), now) : null;
+    return { id, urls: { sd: urlOf(keys.sd), hd: urlOf(keys.hd), hls } };
   }
 
   /**
    * The store keys of a ready video's sd and hd files (of the custom set `customIdentifier`, when
    * given), null while not ready: what a player page plays, and what the API's signed URLs name.
    */
-  async playableKeys(organizationId: number, id: number, customIdentifier?: string): Promise<{ sd: string | null; hd: string | null }> {
+  async playableKeys(organizationId: number, id: number, customIdentifier?: string): Promise<{ sd: string | null; hd: string | null; hls: string | null }> {
     const row = await this.video(organizationId, id);
     const ready = customIdentifier === undefined ? row.status === 'ready' : (await this.repo.findSet(id, customIdentifier))?.status === 'ready';
     const files = ready ? await this.repo.files(id, customIdentifier ?? null) : [];
     const keyOf = (quality: string) => files.find((f) => f.quality === quality)?.path ?? null;
-    return { sd: keyOf('sd'), hd: keyOf('hd') };
+    return { sd: keyOf('sd'), hd: keyOf('hd'), hls: keyOf('hls') };
   }
 
   /** Registers (or replaces) a custom file set: its renditions are fetched by a `video.files` job. */
@@ -108,6 +116,46 @@ export class VideoMediaService {
     return toFileSet(set);
   }
 
+  // ---- the HLS backfill (`reelbase media backfill-hls`) ----
+
+  /** Queues a `video.hls` job for every ready video without a ladder (of one organization, or all); answers how many. */
+  async queueLadderBackfill(organizationId?: number): Promise<number> {
+    const videos = await this.repo.withoutLadder(organizationId);
+    await this.db.transaction().execute(async (trx) => {
+      for (const v of videos) await enqueue(trx, 'video.hls', { videoId: v.id });
+    });
+    return videos.length;
+  }
+
+  /**
+   * What a backfill encodes from: the uploaded original when there is one, else the hd file; and the
+   * run folder the ladder joins. Undefined when the video is gone, not ready, or has its ladder.
+   */
+  async ladderSource(videoId: number): Promise<{ uuid: string; source: string; hdKey: string; folder: string } | undefined> {
+    const video = await this.repo.findVideo(videoId);
+    if (video?.status !== 'ready') return undefined;
+    const files = await this.repo.files(videoId, null);
+    const hd = files.find((f) => f.quality === 'hd');
+    if (!hd || files.some((f) => f.quality === 'hls')) return undefined;
+    const original = `${videoPrefix(video.uuid)}/original`;
+    const source = (await this.media.store.stat(original)) ? original : hd.path;
+    return { uuid: video.uuid, source, hdKey: hd.path, folder: path.posix.dirname(hd.path) };
+  }
+
+  /** Records a backfilled ladder; false (and the caller removes it) when the video changed meanwhile. */
+  addLadder(videoId: number, hdKey: string, key: string, variants: PipelineResult['hls']['variants']): Promise<boolean> {
+    const top = variants[0];
+    return this.repo.addLadder(videoId, hdKey, {
+      quality: 'hls',
+      path: key,
+      width: top.width,
+      height: top.height,
+      bytes: 0,
+      content_type: 'application/vnd.apple.mpegurl',
+      created_at: nowSeconds(),
+    });
+  }
+
   // ---- processing (called by the jobs) ----
 
   startProcessing(payload: VideoProcessPayload): Promise<VideoRow | undefined> {
@@ -134,7 +182,7 @@ export class VideoMediaService {
     payload: VideoProcessPayload,
     folder: string,
     result: PipelineResult,
-    keys: { renditions: string[]; thumbnails: string[] },
+    keys: { renditions: string[]; thumbnails: string[]; hls: string },
   ): Promise<boolean> {
     const now = nowSeconds();
     const old = await this.db.transaction().execute(async (trx) => {
@@ -152,10 +200,8 @@ export class VideoMediaService {
         now,
       );
       if (!video) return null;
-      const oldFiles = await repo.replaceFiles(
-        video.id,
-        null,
-        result.renditions.map((r, i) => ({
+      const oldFiles = await repo.replaceFiles(video.id, null, [
+        ...result.renditions.map((r, i) => ({
           quality: r.quality,
           path: keys.renditions[i],
           width: r.width,
@@ -164,7 +210,8 @@ export class VideoMediaService {
           content_type: 'video/mp4',
           created_at: now,
         })),
-      );
+        hlsRow(result, keys.hls, now),
+      ]);
       const oldThumbnails = await repo.replaceGeneratedThumbnails(
         video.id,
         result.thumbnails.map((t, i) => ({

@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { Config } from '../../config.ts';
 import type { JobHandlersFor } from '../../jobs/registry.ts';
 import { PermanentJobError } from '../../jobs/runner.ts';
@@ -6,7 +8,7 @@ import { jobWorkDir } from '../../jobs/work-dir.ts';
 import { describeMediaFailure } from '../../media/failure.ts';
 import { NotAVideoError, probe } from '../../media/ffmpeg.ts';
 import type { Media } from '../../media/media.ts';
-import { processSource, storeResult } from '../../media/pipeline.ts';
+import { encodeLadder, processSource, storeLadder, storeResult } from '../../media/pipeline.ts';
 import { safeDownload } from '../../net/safe-fetch.ts';
 import type { JobKinds } from '../job-kinds.ts';
 import type { VideoMediaService } from './video-media.service.ts';
@@ -50,7 +52,7 @@ export function videoJobs({
   media,
   videoMedia: service,
   uploads,
-}: VideoJobDeps): JobHandlersFor<JobKinds, 'video.process' | 'video.files' | 'media.delete'> {
+}: VideoJobDeps): JobHandlersFor<JobKinds, 'video.process' | 'video.hls' | 'video.files' | 'media.delete'> {
   return {
     /**
      * Upload_url → SSRF-safe download (or the finished direct upload) → probe → sd and hd MP4 → thumbnails → store →
@@ -99,6 +101,36 @@ export function videoJobs({
           await service.failProcessing(payload, failure.message);
           throw new PermanentJobError(failure.message);
         }
+        throw err;
+      } finally {
+        await work.dispose();
+      }
+    },
+    /**
+     * The HLS ladder of a video processed before ladders existed: encoded from its uploaded original,
+     * else its hd file, into its current run's folder; its sd and hd files stay as they are.
+     */
+    'video.hls': async (payload, ctx) => {
+      const target = await service.ladderSource(payload.videoId);
+      if (!target) return; // gone, not ready, or done meanwhile
+      const work = await jobWorkDir(media.workDir, ctx.job);
+      let stored: string | null = null;
+      try {
+        const source = path.join(work.dir, 'source');
+        await pipeline(await media.store.createReadStream(target.source), fs.createWriteStream(source), { signal: ctx.signal });
+        const info = await probe(config.ffprobePath, source, { signal: ctx.signal });
+        const { command, variants } = await encodeLadder(
+          { ffmpegPath: config.ffmpegPath, ffprobePath: config.ffprobePath, source, workDir: work.dir, signal: ctx.signal },
+          info,
+        );
+        stored = await storeLadder(media.store, target.folder, command.hlsDir);
+        if (!(await service.addLadder(payload.videoId, target.hdKey, stored, variants))) await media.store.delete(`${target.folder}/hls`);
+      } catch (err) {
+        if (stored) await media.store.delete(`${target.folder}/hls`).catch(() => {});
+        if (ctx.signal.aborted) throw err;
+        const failure = describeMediaFailure(err, 'video', work.dir);
+        // The video keeps playing from its MP4 files: a ladder that cannot be made is only logged by the queue.
+        if (failure.permanent) throw new PermanentJobError(failure.message);
         throw err;
       } finally {
         await work.dispose();

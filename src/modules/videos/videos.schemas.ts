@@ -58,7 +58,11 @@ export const VideoListQuery = Type.Object({
 
 export const VideoFiles = Type.Object({
   id: Type.Integer(),
-  urls: Type.Object({ sd: Nullable(Type.String()), hd: Nullable(Type.String()) }),
+  urls: Type.Object({
+    sd: Nullable(Type.String()),
+    hd: Nullable(Type.String()),
+    hls: Nullable(Type.String({ description: 'The HLS master playlist of the adaptive ladder (null for a custom file set)' })),
+  }),
 });
 
 export const VideoFilesQuery = Type.Object({
