@@ -125,13 +125,14 @@ export class WatchPageService {
     liveInstance: LiveInstance,
     player: WatchPlayerRow,
     grant: string,
-  ): Promise<Pick<PageChapter, 'state' | 'sources' | 'captions'>> {
-    if (videoId === undefined) return { state: 'unavailable', sources: [], captions: [] };
+  ): Promise<Pick<PageChapter, 'state' | 'sources' | 'hls' | 'captions'>> {
+    if (videoId === undefined) return { state: 'unavailable', sources: [], hls: null, captions: [] };
     const base = this.playbackBase(player, grant);
     if (liveInstance && liveInstance.video_id === videoId && liveInstance.status !== 'unaired' && status !== 'ready') {
-      return { state: 'live', sources: [{ src: `${base}/live/index.m3u8`, type: 'application/vnd.apple.mpegurl', quality: 'live' }], captions: [] };
+      const live = `${base}/live/index.m3u8`;
+      return { state: 'live', sources: [{ src: live, type: 'application/vnd.apple.mpegurl', quality: 'live' }], hls: live, captions: [] };
     }
-    if (status !== 'ready') return { state: status === 'error' ? 'unavailable' : 'processing', sources: [], captions: [] };
+    if (status !== 'ready') return { state: status === 'error' ? 'unavailable' : 'processing', sources: [], hls: null, captions: [] };
     const keys = await this.videoMedia.playableKeys(org, videoId);
     const order = player.default_hd ? (['hd', 'sd'] as const) : (['sd', 'hd'] as const);
     const sources = order.flatMap((quality) => {
@@ -146,7 +147,8 @@ export class WatchPageService {
         label: c.localized_language_name || c.formatted_language_name || c.language,
         default: c.is_default,
       }));
-    return { state: sources.length > 0 ? 'ready' : 'unavailable', sources, captions };
+    const hls = keys.hls ? `${base}/files/${keys.hls}` : null;
+    return { state: sources.length > 0 ? 'ready' : 'unavailable', sources, hls, captions };
   }
 
   private grantedFile(player: WatchPlayerRow, grant: string, key: string): string {

@@ -34,6 +34,12 @@ export interface PageChapter {
   /** ready: sources play; live: the broadcast over HLS; processing / unavailable: nothing to play yet. */
   state: 'ready' | 'live' | 'processing' | 'unavailable';
   sources: Array<{ src: string; type: string; quality: string }>;
+  /**
+   * The adaptive stream, through the viewer's grant: the video's HLS master playlist (its published
+   * captions as WebVTT subtitle renditions), or the broadcast's playlist while live; null when none
+   * (a video processed before ladders, until its backfill). `sources` stay as the progressive fallback.
+   */
+  hls: string | null;
   captions: Array<{ src: string; srclang: string; label: string; default: boolean }>;
   events: PageEvent[];
 }
