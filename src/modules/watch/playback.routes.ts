@@ -8,7 +8,9 @@ const Uuid = Type.String({ minLength: 1, maxLength: 64, pattern: '^[0-9a-fA-F-]+
 const Grant = Type.String({ minLength: 1, maxLength: 80 });
 const GrantParams = Type.Object({ uuid: Uuid, grant: Grant });
 const FileParams = Type.Object({ uuid: Uuid, grant: Grant, '*': Type.String({ minLength: 1, maxLength: 512 }) });
-const CaptionParams = Type.Object({ uuid: Uuid, grant: Grant, file: Type.String({ pattern: '^[0-9]{1,10}\\.vtt$' }) });
+const CaptionParams = Type.Object({ uuid: Uuid, grant: Grant, file: Type.String({ pattern: '^[0-9]{1,10}\\.(vtt|m3u8)$' }) });
+/** A video's HLS master playlist: answered with its captions as subtitle renditions. */
+const MASTER = /^videos\/[^/]+\/[^/]+\/hls\/master\.m3u8$/;
 const SegmentParams = Type.Object({
   uuid: Uuid,
   grant: Grant,
@@ -31,11 +33,25 @@ export default async function playbackRoutes(app: App, { services }: Deps) {
     exposeHeadRoute: false,
     config: common,
     schema: { hide: true, params: FileParams },
-    handler: async (req, reply) => sendFile(req, reply, await playback.file(req.params.uuid, req.params.grant, req.ip, req.params['*'])),
+    handler: async (req, reply) => {
+      const { uuid, grant, '*': key } = req.params;
+      if (!MASTER.test(key)) return sendFile(req, reply, await playback.file(uuid, grant, req.ip, key));
+      const text = await playback.master(uuid, grant, req.ip, key);
+      // Short: captions published meanwhile join the master at the next load.
+      return reply
+        .header('cache-control', 'private, max-age=60')
+        .type('application/vnd.apple.mpegurl')
+        .send(req.method === 'HEAD' ? undefined : text);
+    },
   });
 
   app.get('/play/:uuid/:grant/captions/:file', { config: common, schema: { hide: true, params: CaptionParams } }, async (req, reply) => {
-    const caption = await playback.caption(req.params.uuid, req.params.grant, req.ip, Number.parseInt(req.params.file, 10));
+    const id = Number.parseInt(req.params.file, 10);
+    if (req.params.file.endsWith('.m3u8')) {
+      const text = await playback.captionPlaylist(req.params.uuid, req.params.grant, req.ip, id);
+      return reply.type('application/vnd.apple.mpegurl').header('cache-control', 'private, max-age=300').send(text);
+    }
+    const caption = await playback.caption(req.params.uuid, req.params.grant, req.ip, id);
     return reply.type(caption.type).header('cache-control', 'private, max-age=300').send(caption.body);
   });
 

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { isValidKey } from '../../media/file-store.ts';
+import { subtitlePlaylist, withSubtitles } from '../../media/hls.ts';
 import type { Media } from '../../media/media.ts';
 import { servedFile, type ServedFile } from '../../media/served-file.ts';
 import type { CaptionFile, CaptionsService } from '../captions/captions.service.ts';
@@ -75,6 +76,36 @@ export class PlaybackService {
     if (!key || !stat) throw notFound('poster');
     // Short: a new poster or a new rule shows within minutes.
     return servedFile(this.media.store, key, stat, 300);
+  }
+
+  /**
+   * A video's HLS master playlist, with the video's published captions as WebVTT subtitle renditions
+   * (their playlists sit beside the caption files: `/play/<uuid>/<grant>/captions/<id>.m3u8`).
+   */
+  async master(uuid: string, grant: string, ip: string, key: string): Promise<string> {
+    const player = await this.admit(uuid, grant, ip);
+    const video = (await this.videosOf(player)).find((v) => key.startsWith(`videos/${v.uuid}/`));
+    if (!video || !isValidKey(key) || !(await this.media.store.stat(key))) throw notFound('file');
+    const chunks: Buffer[] = [];
+    for await (const chunk of await this.media.store.createReadStream(key)) chunks.push(chunk as Buffer);
+    const tracks = (await this.captions.published(player.organization_id, video.id)).map((c) => ({
+      name: c.localized_language_name || c.formatted_language_name || c.language,
+      language: c.language,
+      // From …/files/videos/<video>/<run>/hls/ up to /play/<uuid>/<grant>/.
+      uri: `../../../../../captions/${c.id}.m3u8`,
+      default: c.is_default,
+    }));
+    return withSubtitles(Buffer.concat(chunks).toString('utf8'), tracks);
+  }
+
+  /** A subtitles media playlist of a published caption: its WebVTT file for the whole video. */
+  async captionPlaylist(uuid: string, grant: string, ip: string, id: number): Promise<string> {
+    const player = await this.admit(uuid, grant, ip);
+    for (const video of await this.videosOf(player)) {
+      const captions = await this.captions.published(player.organization_id, video.id);
+      if (captions.some((c) => c.id === id)) return subtitlePlaylist(`${id}.vtt`, video.seconds ?? 1);
+    }
+    throw notFound('caption', id);
   }
 
   /** A published caption of one of the player's videos, as WebVTT. */

@@ -36,16 +36,54 @@ export function hostOf(url: string | undefined): string | null {
   }
 }
 
-/** A host is allowed by a domain list when it is one of the domains or under one of them. */
-export function domainAllows(domains: string[], host: string): boolean {
-  return domains.some((d) => host === d || host.endsWith(`.${d}`));
+/** An embedding page's host name and port ('' for the scheme's default), from its URL; null when there is none. */
+export function originOf(url: string | undefined): { host: string; port: string } | null {
+  if (!url) return null;
+  try {
+    const u = new URL(url);
+    return { host: u.hostname.toLowerCase(), port: u.port };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether an embedding page is on an allowed domain: one of the domains or under one of them, on the
+ * entry's port when it names one (`staging.example.com:8443`), else on the default port (as the
+ * page's CSP frame-ancestors allows it).
+ */
+export function domainAllows(domains: string[], from: { host: string; port: string }): boolean {
+  return domains.some((entry) => {
+    const [d, port = ''] = entry.split(':');
+    return (from.host === d || from.host.endsWith(`.${d}`)) && from.port === port;
+  });
+}
+
+/**
+ * An allowed-domain entry as stored (`example.com`, `staging.example.com:8443`, or an origin such as
+ * `https://staging.example.com:8443/`), reduced to `host` or `host:port`; null when it names none.
+ */
+function embedEntry(raw: string): string | null {
+  let entry = raw.trim().toLowerCase();
+  if (entry.includes('://')) {
+    try {
+      const u = new URL(entry);
+      entry = u.port ? `${u.hostname}:${u.port}` : u.hostname;
+    } catch {
+      return null;
+    }
+  }
+  entry = entry.replace(/\/+$/, '').replace(/\.(?=:|$)/, '');
+  const match = /^([a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(entry);
+  if (!match || !match[1].includes('.') || (match[2] !== undefined && (Number(match[2]) < 1 || Number(match[2]) > 65535))) return null;
+  return entry;
 }
 
 /** The domains allowed to embed: the player's list and, when enabled, its access manager's; null when neither restricts. */
 export function embedDomains(player: WatchPlayerRow, access: WatchAccessRow | undefined): string[] | null {
-  const domains = parseStringList(player.whitelisted_embed_domains).map((d) => d.toLowerCase().replace(/\.$/, ''));
+  const domains = parseStringList(player.whitelisted_embed_domains);
   if (access?.whitelisted_domains_enabled) domains.push(...parseStringList(access.whitelisted_domains));
-  const cleaned = [...new Set(domains.filter((d) => /^[a-z0-9.-]+$/.test(d) && d.includes('.')))];
+  const cleaned = [...new Set(domains.map(embedEntry).filter((d): d is string => d !== null))];
   return cleaned.length > 0 ? cleaned : null;
 }
 

@@ -6,7 +6,7 @@ import type { EmbedCode } from './embed-code.ts';
 import type { PlaybackGrants } from './playback-grants.ts';
 import type { WatchPlayerRow, WatchRepository } from './watch.repository.ts';
 import type { WatchPageService } from './watch-page.service.ts';
-import { domainAllows, embedDomains, fitInto, hostOf, NOT_FOUND, UUID, UUID_PATH } from './watch-rules.ts';
+import { domainAllows, embedDomains, fitInto, hostOf, NOT_FOUND, originOf, UUID, UUID_PATH } from './watch-rules.ts';
 import type { OembedOutcome, OembedQuery, PageKind, PageOutcome, Refusal, Visitor } from './watch-view.ts';
 
 const refused = (refusal: Refusal): PageOutcome => ({ kind: 'refused', refusal });
@@ -62,8 +62,10 @@ export class WatchService {
         message: 'This video cannot be embedded. Watch it on its own page instead.',
       });
     }
-    const from = hostOf(referer);
-    if (frameAncestors && from && from !== hostOf(this.config.publicUrl) && !domainAllows(frameAncestors, from)) {
+    const from = originOf(referer);
+    const own = originOf(this.config.publicUrl);
+    const itself = from !== null && own !== null && from.host === own.host && from.port === own.port;
+    if (frameAncestors && from && !itself && !domainAllows(frameAncestors, from)) {
       return refused({ reason: 'embedding_not_allowed', title: 'Embedding not allowed here', message: 'This video cannot be embedded on this site.' });
     }
     return null;
