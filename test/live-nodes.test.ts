@@ -10,6 +10,7 @@ import type { Database } from '../src/db/database.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { liveKey, localLiveDir, partIndexKey, segmentKey } from '../src/live/paths.ts';
 import { LocalFileStore } from '../src/media/file-store.ts';
+import { startS3Server, type S3Server } from './helpers/s3-server.ts';
 import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { LiveIngest } from '../src/modules/live/live-ingest.ts';
 import { createOrg, type OrgContext } from './helpers/factories.ts';
@@ -22,8 +23,9 @@ import { freePort, killPublishers, publish, waitFor } from './helpers/rtmp.ts';
  * segments, by another process that shares only the database and the file store (its own DATA_DIR,
  * nothing of the first one's disk), whose worker also makes the recording from the store; deleting
  * the instance leaves nothing under live/<player uuid> in the store. The store is the one the
- * configuration makes (the local store under MEDIA_DIR here; add an object store's environment, e.g.
- * startS3Server()'s `env`, to `env` below to run the same against it).
+ * configuration makes: on SQLite the local store under a shared MEDIA_DIR (two processes of one
+ * machine); on PostgreSQL an S3 bucket (a real S3-compatible server process), as in the scale-out
+ * deployment (docs/deployment.md).
  */
 
 const P = '/dashboard/v1';
@@ -37,10 +39,13 @@ describe.each(dialects)('live output shared by several nodes on %s', (dialect) =
   // The second node: its own configuration, database connection, container, app and worker.
   let other: { config: Config; database: Database; container: Container; app: FastifyInstance; runner: JobRunner };
 
+  let s3: S3Server | undefined;
+
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-live-a-'));
     otherDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-live-b-'));
-    const env = { INGEST_HOST: '127.0.0.1', LIVE_RECONNECT_WINDOW_SECONDS: '2', LIVE_HEALTH_INTERVAL_SECONDS: '1' };
+    s3 = dialect === 'postgres' ? await startS3Server() : undefined;
+    const env = { INGEST_HOST: '127.0.0.1', LIVE_RECONNECT_WINDOW_SECONDS: '2', LIVE_HEALTH_INTERVAL_SECONDS: '1', ...(s3?.env ?? {}) };
     t = await createTestApp(dialect, { ...env, DATA_DIR: dataDir, RTMP_PORT: String(await freePort()) }, { sqlitePath: path.join(dataDir, 'db.sqlite') });
     ingest = new LiveIngest(t.config, t.services.liveState, t.container.media);
     await ingest.start();
@@ -50,8 +55,8 @@ describe.each(dialects)('live output shared by several nodes on %s', (dialect) =
       SIGNING_SECRET: t.config.signingSecret!,
       ...env,
       DATA_DIR: otherDataDir,
-      // The same store: the local store's root is MEDIA_DIR.
-      MEDIA_DIR: t.config.mediaDir,
+      // The same store: the bucket, or the local store's root (MEDIA_DIR).
+      ...(s3 ? {} : { MEDIA_DIR: t.config.mediaDir }),
       RTMP_PORT: '0',
     });
     const database = t.openAnother();
@@ -70,6 +75,7 @@ describe.each(dialects)('live output shared by several nodes on %s', (dialect) =
     await other?.database.destroy();
     await ingest?.stop();
     await t?.close();
+    await s3?.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.rmSync(otherDataDir, { recursive: true, force: true });
   });
