@@ -87,7 +87,7 @@ export interface LadderInput {
 
 /**
  * One ffmpeg run for the whole ladder (after the common flags of `ffmpeg()`): the source is decoded
- * once and split to one scaler and one x264 encoder per rung; keyframes are forced every
+ * once and scaled down rung by rung, each rung to one x264 encoder; keyframes are forced every
  * SEGMENT_SECONDS with scene-cut keyframes off, so the segments of every rung start at the same
  * times; CMAF (fMP4) segments. Each rung carries its own AAC track (muxed segments: every player
  * plays every rung alone; an AAC encode costs little beside the video). A source without audio gets a
@@ -97,14 +97,25 @@ export function ladderArgs(t: LadderInput): string[] {
   const args = ['-i', t.input];
   if (!t.hasAudio) args.push('-f', 'lavfi', '-i', 'anullsrc=channel_layout=stereo:sample_rate=48000');
   const shots = t.thumbnails?.times.length ? t.thumbnails : null;
-  const branches = t.ladder.map((_, i) => `[v${i}]`).join('') + (shots ? '[shots]' : '');
-  const graph = [`[0:v:0]split=${t.ladder.length + (shots ? 1 : 0)}${branches}`];
-  t.ladder.forEach((r, i) => graph.push(`[v${i}]scale=${r.size.width}:${r.size.height},setsar=1[o${i}]`));
+  // Scaled in a cascade (1080p → 720p → 480p …), each rung from the one above it: the scalers read
+  // ever smaller frames instead of the full source five times. The thumbnails come from their rung.
+  const shotsAt = shots
+    ? Math.max(
+        0,
+        t.ladder.findIndex((r) => r.size.width === shots.size.width && r.size.height === shots.size.height),
+      )
+    : -1;
+  const graph = t.ladder.map((r, i) => {
+    const input = i === 0 ? '[0:v:0]' : `[t${i - 1}]`;
+    const outputs = [`[o${i}]`, ...(i < t.ladder.length - 1 ? [`[t${i}]`] : []), ...(i === shotsAt ? ['[shots]'] : [])];
+    const scale = `${input}scale=${r.size.width}:${r.size.height},setsar=1`;
+    return outputs.length > 1 ? `${scale},split=${outputs.length}${outputs.join('')}` : `${scale}${outputs[0]}`;
+  });
   if (shots) {
     const first = shots.times[0].toFixed(3);
     const step = (shots.times.length > 1 ? shots.times[1] - shots.times[0] : 1).toFixed(3);
     const select = `select='if(isnan(prev_selected_t),gte(t,${first}),gte(t-prev_selected_t,${step}))'`;
-    graph.push(`[shots]scale=${shots.size.width}:${shots.size.height},setsar=1,${select},trim=end_frame=${shots.times.length}[thumbs]`);
+    graph.push(`[shots]${select},trim=end_frame=${shots.times.length}[thumbs]`);
   }
   args.push('-filter_complex', graph.join(';'));
   t.ladder.forEach((_, i) => args.push('-map', `[o${i}]`));
