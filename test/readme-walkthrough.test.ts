@@ -7,12 +7,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import { freePort, freshSchemaEnv } from './helpers/processes.ts';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dialects, TEST_SCHEMA_PREFIX } from './helpers/harness.ts';
+import { dialects } from './helpers/harness.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -27,14 +26,6 @@ export function shellBlocks(markdown: string, sections: string[]): string[] {
     for (const match of body.matchAll(/```sh\n([\s\S]*?)```/g)) blocks.push(match[1]);
   }
   return blocks;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<{ code: number | null; output: string }> {
@@ -68,14 +59,7 @@ describe.each(dialects)('the README walkthrough on %s', (dialect) => {
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), RTMP_PORT: '0', LOG_LEVEL: 'warn' };
     for (const key of ['DATA_DIR', 'DATABASE_URL', 'PUBLIC_URL', 'HOST', 'MEDIA_DIR', 'PGOPTIONS']) delete env[key];
     if (dialect === 'postgres') {
-      const schema = `${TEST_SCHEMA_PREFIX}${process.env.REELBASE_TEST_RUN ?? 'norun'}_readme`;
-      const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-      await admin.connect();
-      await admin.query(`drop schema if exists ${schema} cascade`);
-      await admin.query(`create schema ${schema}`);
-      await admin.end();
-      env.DATABASE_URL = process.env.TEST_DATABASE_URL;
-      env.PGOPTIONS = `-c search_path=${schema}`;
+      Object.assign(env, await freshSchemaEnv('readme'));
     }
 
     const server = spawn('npm', ['start'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });

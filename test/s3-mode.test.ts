@@ -8,12 +8,12 @@ import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import * as tus from 'tus-js-client';
+import { freePort } from './helpers/processes.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -27,14 +27,6 @@ import { startS3Server, type S3Server } from './helpers/s3-server.ts';
 
 const P = '/dashboard/v1';
 const run = promisify(execFile);
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function send(data: Buffer, options: { endpoint?: string; uploadUrl?: string; stopAt?: number; retryDelays?: number[] }): Promise<'done' | 'stopped' | Error> {
   return new Promise((resolve) => {

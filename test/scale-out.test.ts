@@ -10,13 +10,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import * as tus from 'tus-js-client';
+import { freePort, freshSchemaEnv } from './helpers/processes.ts';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dialects, TEST_SCHEMA_PREFIX } from './helpers/harness.ts';
+import { dialects } from './helpers/harness.ts';
 import { ffmpegPath } from './helpers/media.ts';
 import { startS3Server, type S3Server } from './helpers/s3-server.ts';
 import { execFile } from 'node:child_process';
@@ -25,14 +24,6 @@ import { promisify } from 'node:util';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const P = '/dashboard/v1';
 const run = promisify(execFile);
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function until<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -77,14 +68,7 @@ describe.each(dialects)('several nodes on %s', (dialect) => {
     };
     for (const key of ['DATABASE_URL', 'PGOPTIONS', 'PUBLIC_URL', 'HOST', 'MEDIA_DIR', 'REDIS_URL']) delete env[key];
     if (dialect === 'postgres') {
-      const schema = `${TEST_SCHEMA_PREFIX}${process.env.REELBASE_TEST_RUN ?? 'norun'}_scaleout`;
-      const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-      await admin.connect();
-      await admin.query(`drop schema if exists ${schema} cascade`);
-      await admin.query(`create schema ${schema}`);
-      await admin.end();
-      env.DATABASE_URL = process.env.TEST_DATABASE_URL;
-      env.PGOPTIONS = `-c search_path=${schema}`;
+      Object.assign(env, await freshSchemaEnv('scaleout'));
     }
     const dataDir = (name: string) => (dialect === 'sqlite' ? path.join(root, 'shared') : path.join(root, name));
     const start = (name: string, extra: Record<string, string>): Proc => {

@@ -6,11 +6,11 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import * as tus from 'tus-js-client';
+import { freePort } from './helpers/processes.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { createContainer } from '../src/container.ts';
@@ -21,14 +21,6 @@ import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { makeTestMedia, settle, type TestMedia } from './helpers/media.ts';
 
 const P = '/dashboard/v1';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Sends `data` with tus-js-client to the capability URL (or resumes at `uploadUrl`); `stopAt` aborts once that many bytes are acknowledged. */
 function tusUpload(
