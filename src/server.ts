@@ -3,6 +3,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
 import { JobRunner } from './jobs/runner.ts';
+import { sweepWorkDirs } from './jobs/work-dir.ts';
 import { describeTool } from './lib/ffmpeg-binaries.ts';
 import { jobHandlers } from './modules/job-handlers.ts';
 import { LiveIngest } from './modules/live/live-ingest.ts';
@@ -66,6 +67,8 @@ async function main() {
   if (config.role !== 'api') {
     const log = pino({ level: config.logLevel });
     const runner = new JobRunner(database.db, { handlers: jobHandlers(container), concurrency: config.workerConcurrency, leaseMs: config.jobLeaseMs, log });
+    // Scratch folders a dead worker left on this machine (docs/jobs.md).
+    await sweepWorkDirs(container.media.workDir, (ids) => container.repositories.jobs.runningAmong(ids));
     // At most one housekeeping sweep is ever queued, whatever the number of workers (docs/jobs.md).
     await container.services.housekeeping.schedule();
     runner.start();

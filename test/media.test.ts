@@ -410,7 +410,7 @@ describe.each(dialects)('media processing on %s', (dialect) => {
     expect(await t.services.videoMedia.queueLadderBackfill(org.organizationId)).toBe(1);
     await settle(runner, t.database.db);
     const after = (await org.api.get(`${P}/videos/${video.id}/files`)).body.urls;
-    expect(after.hls).toMatch(/\/hls\/master\.m3u8$/);
+    expect(after.hls).toMatch(/\/hls-[0-9a-f]{8}\/master\.m3u8$/);
     expect(new URL(after.sd).pathname).toBe(new URL(before.sd).pathname); // the MP4 files stay
     const master = await t.app.inject({ url: local(after.hls) });
     expect(master.statusCode).toBe(200);

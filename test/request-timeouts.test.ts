@@ -98,4 +98,23 @@ describe.each(dialects)('slow clients are timed out (%s)', (dialect) => {
     expect(stalled.ms).toBeLessThan(4000);
     expect(stalled.answer).not.toMatch(/^HTTP\/1\.1 204/);
   });
+
+  it('ends the connection of a refused tus request whose body is still coming, at once', async () => {
+    const answer = await new Promise<{ ms: number; text: string }>((resolve) => {
+      const started = Date.now();
+      const socket = net.connect(port, '127.0.0.1');
+      let text = '';
+      socket.on('connect', () => {
+        socket.write(
+          'PATCH /uploads/0123456789abcdef01234567/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA HTTP/1.1\r\nHost: x\r\nTus-Resumable: 1.0.0\r\nUpload-Offset: 0\r\nContent-Type: application/offset+octet-stream\r\nContent-Length: 1000000\r\n\r\nx',
+        );
+      });
+      socket.on('data', (d) => (text += d.toString()));
+      socket.on('close', () => resolve({ ms: Date.now() - started, text }));
+      socket.on('error', () => {});
+      setTimeout(() => socket.destroy(), 15_000);
+    });
+    expect(answer.text).toMatch(/^HTTP\/1\.1 404/);
+    expect(answer.ms).toBeLessThan(2000);
+  });
 });

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import * as tus from 'tus-js-client';
@@ -190,6 +191,13 @@ describe.each(dialects)('object storage on %s', (dialect) => {
           .subarray(4, 8)
           .toString(),
       ).toBe('ftyp');
+      // Playlists are streamed even so: their relative URIs must resolve against Reelbase's address.
+      const playlistKey = 'videos/redirect-check/r0/hls/master.m3u8';
+      await container.media.store.put(playlistKey, Readable.from(['#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n360p/index.m3u8\n']));
+      const folder = new URL(container.media.folderUrl('videos/redirect-check/r0/hls', 'master.m3u8'));
+      const playlist = await redirecting.inject({ url: folder.pathname });
+      expect(playlist.statusCode).toBe(200);
+      expect(playlist.body).toContain('360p/index.m3u8');
       // The rules still apply first: a tampered link is refused, not redirected.
       expect((await redirecting.inject({ url: `${link.pathname}${link.search.replace(/signature=./, 'signature=x')}` })).statusCode).toBe(403);
     } finally {

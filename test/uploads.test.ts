@@ -202,6 +202,47 @@ describe.each(dialects)('direct uploads on %s', (dialect) => {
     const failed = await video(upload.video_id);
     expect(failed.status).toBe('error');
     expect(failed.error_message).toMatch(/^The upload is not a video/);
+    // Nothing will ever use its bytes.
+    expect(fs.existsSync(bytesOf(upload.id))).toBe(false);
+    expect((await t.services.uploads.find(upload.id))?.status).toBe('discarded');
+  });
+
+  it('removes at expiry the bytes of a finished upload whose video was deleted before processing, and never serves an original to viewers', async () => {
+    const upload = await createUpload();
+    expect((await tusUpload(await fsp.readFile(media.small), { endpoint: upload.url })).outcome).toBe('done');
+    expect((await org.api.delete(`${P}/videos/${upload.video_id}`)).status).toBe(200);
+    await t.database.db.updateTable('jobs').set({ status: 'done' }).where('type', '=', 'video.process').where('status', '=', 'queued').execute();
+    await t.database.db
+      .updateTable('uploads')
+      .set({ expires_at: Math.floor(Date.now() / 1000) - 1 })
+      .where('id', '=', upload.id)
+      .execute();
+    await t.services.uploads.expire(upload.id);
+    expect(fs.existsSync(bytesOf(upload.id))).toBe(false);
+
+    // The original of a processed upload stays out of the viewer's reach (it is the API's, not the page's).
+    const kept = await createUpload();
+    expect((await tusUpload(await fsp.readFile(media.small), { endpoint: kept.url })).outcome).toBe('done');
+    await settle(runner, t.database.db);
+    const uuid = (await video(kept.video_id)).uuid as string;
+    const page = await fetch(`http://127.0.0.1:${port}/watch/${kept.player_uuid}`);
+    const grantPath = /\/play\/[^/]+\/[^/]+\//.exec(await page.text())![0];
+    expect((await fetch(`http://127.0.0.1:${port}${grantPath}files/videos/${uuid}/original`)).status).toBe(404);
+  });
+
+  it('keeps the bytes when a PATCH past the limit comes without the secret, or a POST claims a huge size', async () => {
+    const upload = await createUpload();
+    expect((await tusRequest(upload.url, 'POST', { 'Upload-Defer-Length': '1' })).status).toBe(201);
+    expect(
+      (await tusRequest(upload.url, 'PATCH', { 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }, Buffer.alloc(1000, 1))).status,
+    ).toBe(204);
+    const wrong = upload.url.replace(/\/[\w-]{43}$/, `/${'A'.repeat(43)}`);
+    expect((await tusRequest(wrong, 'POST', { 'Upload-Length': String(1e12) })).status).toBe(413);
+    expect((await tusRequest(wrong, 'PATCH', { 'Upload-Offset': '1000', 'Content-Type': 'application/offset+octet-stream' }, Buffer.alloc(10))).status).toBe(
+      404,
+    );
+    expect((await tusRequest(upload.url, 'POST', { 'Upload-Length': String(1e12) })).status).toBe(413);
+    expect(Number((await tusRequest(upload.url, 'HEAD')).headers.get('upload-offset'))).toBe(1000);
   });
 
   it('refuses a wrong secret like an unknown upload, and does not serve GET', async () => {

@@ -47,13 +47,26 @@ export async function sendFile(request: FastifyRequest, reply: FastifyReply, fil
     return sendError(reply, 'range_not_satisfiable');
   }
   const head = request.method === 'HEAD';
+  // The file can go between its stat and its read (deleted by another process): a 404, not a 500.
+  const open = async (r?: { start: number; end: number }) => {
+    try {
+      return await file.open(r);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  };
   if (range) {
     reply
       .code(206)
       .header('content-range', `bytes ${range.start}-${range.end}/${file.size}`)
       .header('content-length', String(range.end - range.start + 1));
-    return reply.send(head ? undefined : await file.open(range));
+    if (head) return reply.send();
+    const stream = await open(range);
+    return stream ? reply.send(stream) : sendError(reply, 'not_found', '404: No file exists');
   }
   reply.code(200).header('content-length', String(file.size));
-  return reply.send(head || file.size === 0 ? undefined : await file.open());
+  if (head || file.size === 0) return reply.send();
+  const stream = await open();
+  return stream ? reply.send(stream) : sendError(reply, 'not_found', '404: No file exists');
 }

@@ -51,7 +51,14 @@ function redactParameter(parameter: string): string {
 }
 
 /** Path parameters in the `;name=value` style (not a query for the router, but a secret all the same). */
+/**
+ * Capabilities carried in a path: a direct upload's secret (`/uploads/<id>/<secret>`), a folder link's
+ * token (`/media/folders/<token>/…`) and a viewer's playback grant (`/play/<uuid>/<grant>/…`).
+ */
+const PATH_CAPABILITY = /^(\/uploads\/[^/]+\/|\/media\/folders\/|\/play\/[^/]+\/)[^/]+/;
+
 function redactPath(path: string): string {
+  path = path.replace(PATH_CAPABILITY, `$1${REDACTED}`);
   if (!path.includes(';')) return path;
   return path.replace(/;([^;/=]*)=([^;/]*)/g, (all, name: string) => (isSecretName(name) ? `;${name}=${REDACTED}` : all));
 }

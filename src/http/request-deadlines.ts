@@ -23,10 +23,19 @@ export function withRequestDeadlines(handler: Handler, deadlines: Deadlines): Ha
     if (hasBody(req)) {
       const socket = req.socket;
       if (deadlines.isLongUpload(req.url ?? '/')) {
-        socket.setTimeout(deadlines.idleMs, () => socket.destroy());
-        const clear = () => socket.setTimeout(0);
-        res.once('finish', clear);
-        res.once('close', clear);
+        // An idle timer of its own on the socket, removed with the response: Node's keep-alive timeout
+        // (set on the same socket once the response is sent) is left as it is.
+        const idle = () => socket.destroy();
+        socket.setTimeout(deadlines.idleMs);
+        socket.on('timeout', idle);
+        const done = () => {
+          socket.removeListener('timeout', idle);
+          // A body that is still arriving after the answer (a refused capability, an error) is not read by
+          // anyone: the connection ends rather than wait for it.
+          if (!req.complete) socket.destroy();
+        };
+        res.once('finish', done);
+        res.once('close', () => socket.removeListener('timeout', idle));
       } else {
         const timer = setTimeout(() => {
           if (req.complete || res.headersSent) return;

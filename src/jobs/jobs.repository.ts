@@ -98,6 +98,13 @@ export class JobsRepository {
       .execute();
   }
 
+  /** Of these job ids, the ones running now (leased to some worker). */
+  async runningAmong(ids: readonly number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.db.selectFrom('jobs').select('id').where('id', 'in', ids).where('status', '=', 'running').execute();
+    return new Set(rows.map((r) => r.id));
+  }
+
   find(id: number): Promise<JobRow | undefined> {
     return this.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
   }

@@ -16,3 +16,23 @@ export async function jobWorkDir(root: string, job: JobRow): Promise<{ dir: stri
   await fsp.mkdir(dir, { recursive: true });
   return { dir, dispose: () => fsp.rm(dir, { recursive: true, force: true }) };
 }
+
+/**
+ * Removes the scratch folders under `root` of jobs that no worker runs now: those of a worker that died
+ * (its job finished elsewhere, or was given up), which only another attempt of the same job on this
+ * machine would otherwise remove. Run when a worker starts; folders of running jobs stay.
+ */
+export async function sweepWorkDirs(root: string, runningAmong: (ids: number[]) => Promise<Set<number>>): Promise<number> {
+  const entries = (await fsp.readdir(root).catch(() => [] as string[])).flatMap((entry) => {
+    const match = /^job-(\d+)-\d+$/.exec(entry);
+    return match ? [{ entry, id: Number(match[1]) }] : [];
+  });
+  const running = await runningAmong([...new Set(entries.map((e) => e.id))]);
+  let removed = 0;
+  for (const { entry, id } of entries) {
+    if (running.has(id)) continue;
+    await fsp.rm(path.join(root, entry), { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
+}

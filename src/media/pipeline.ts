@@ -124,16 +124,16 @@ async function existing(shots: ThumbnailFile[]): Promise<ThumbnailFile[]> {
   return found;
 }
 
-/** Puts an encoded ladder into the store under `folder/hls`; answers its master playlist's key. */
-export async function storeLadder(store: FileStore, folder: string, hlsDir: string): Promise<string> {
+/** Puts an encoded ladder into the store under `folder/<name>` (`hls`); answers its master playlist's key. */
+export async function storeLadder(store: FileStore, folder: string, hlsDir: string, name = 'hls'): Promise<string> {
   // The rungs' playlists and segments first, the master last: whoever finds the master finds everything it names.
   const files = await fsp.readdir(hlsDir, { recursive: true });
   for (const file of files.sort()) {
     if (file === 'master.m3u8' || !(await fsp.stat(path.join(hlsDir, file))).isFile()) continue;
-    await store.put(`${folder}/hls/${file.split(path.sep).join('/')}`, path.join(hlsDir, file));
+    await store.put(`${folder}/${name}/${file.split(path.sep).join('/')}`, path.join(hlsDir, file));
   }
-  await store.put(`${folder}/hls/master.m3u8`, path.join(hlsDir, 'master.m3u8'));
-  return `${folder}/hls/master.m3u8`;
+  await store.put(`${folder}/${name}/master.m3u8`, path.join(hlsDir, 'master.m3u8'));
+  return `${folder}/${name}/master.m3u8`;
 }
 
 /** Puts a processing result's files into the store under `folder` (the ladder under `folder/hls`); answers their keys. */

@@ -21,6 +21,8 @@ export function servedFile(store: FileStore, key: string, stat: StoredFile, maxA
     contentType: contentTypeOf(key),
     maxAgeSeconds: Math.max(0, maxAgeSeconds),
     open: (range) => store.createReadStream(key, range),
-    ...(store.deliveryUrl ? { redirect: () => store.deliveryUrl!(key) } : {}),
+    // Playlists are answered here even with redirect delivery: their relative URIs must resolve against
+    // Reelbase's address (which carries the link's token or grant), not the presigned one.
+    ...(store.deliveryUrl && !key.endsWith('.m3u8') ? { redirect: () => store.deliveryUrl!(key) } : {}),
   };
 }

@@ -4,6 +4,12 @@ import { isSecretName, redactUrl } from '../../src/http/logging.ts';
 import { parseQueryString } from '../../src/http/request-parsing.ts';
 
 describe('redactUrl', () => {
+  it('masks capabilities carried in a path: upload secrets, folder-link tokens, playback grants', () => {
+    expect(redactUrl('/uploads/0123456789abcdef01234567/s3cr3t-s3cr3t?x=1')).toBe('/uploads/0123456789abcdef01234567/[REDACTED]?x=1');
+    expect(redactUrl('/media/folders/1795712868.4.JSYWXT_zHy/videos/u/r0-1/hls/master.m3u8')).toBe('/media/folders/[REDACTED]/videos/u/r0-1/hls/master.m3u8');
+    expect(redactUrl('/play/8151e72e-f0b2/w123.abcdef/files/videos/u/r0/sd.mp4')).toBe('/play/8151e72e-f0b2/[REDACTED]/files/videos/u/r0/sd.mp4');
+  });
+
   it('masks auth_token and token values, keeping the rest of the URL', () => {
     expect(redactUrl('/dashboard/v1/players?auth_token=rb_secret&per_page=2')).toBe('/dashboard/v1/players?auth_token=[REDACTED]&per_page=2');
     expect(redactUrl('/a?per_page=2&token=s3cret')).toBe('/a?per_page=2&token=[REDACTED]');

@@ -49,7 +49,10 @@ export class LivePlaybackService {
     if (!instance) throw notFound('segment');
     const key = segmentKey(instance.player_uuid, part, segment);
     // Asked together: one round trip to an object store.
-    const [stat, opened] = await Promise.allSettled([this.store.stat(key), this.store.createReadStream(key)]);
+    // The stream's open can fail (a missing local file) before stat answers: a listener from the start,
+    // so that the failure is ours to read below rather than an unhandled 'error' event.
+    const opening = this.store.createReadStream(key).then((stream) => stream.once('error', () => {}));
+    const [stat, opened] = await Promise.allSettled([this.store.stat(key), opening]);
     if (stat.status === 'fulfilled' && stat.value && opened.status === 'fulfilled') return { size: stat.value.size, stream: opened.value };
     if (opened.status === 'fulfilled') opened.value.on('error', () => {}).destroy();
     if (stat.status === 'rejected') throw stat.reason;

@@ -70,10 +70,13 @@ export default async function tusRoutes(app: App, { config, services }: Deps) {
         throw err;
       }
     },
-    // Bytes past MAX_UPLOAD_BYTES are refused and nothing of that upload is kept (a new POST may start it again).
     onResponseError: async (req, err) => {
       const capability = capabilityOf(req.url);
-      if ('status_code' in err && err.status_code === 413 && capability) await uploads.discardBytes(capability.id);
+      // Bytes past MAX_UPLOAD_BYTES with a deferred length: nothing of that upload is kept (a new POST
+      // may start it again). Only for a PATCH that passed the capability check (its secret), and only
+      // when the size was not declared: an upload that overshoots its own declared size keeps its bytes.
+      if ('status_code' in err && err.status_code === 413 && req.method === 'PATCH' && capability)
+        await uploads.discardOversized(capability.id, capability.secret);
       // Another request still writes this upload (it was asked to stop): the client tries again, as tus clients do.
       if (err === ERRORS.ERR_LOCK_TIMEOUT) return { status_code: 423, body: 'The upload is being written by another request: try again\n' };
       return undefined;

@@ -117,10 +117,19 @@ export class UploadsService implements UploadedSources {
     if (unused) await this.removeBytes(id);
   }
 
-  /** The `upload.expire` job: an upload still unfinished at its expiry is refused from then on, its bytes removed and its video failed. */
+  /**
+   * The `upload.expire` job, at the upload's expiry: an upload still unfinished is refused from then on,
+   * its bytes removed and its video failed. Bytes nobody will process are removed too: of an upload gone
+   * with its organization, or finished for a video deleted (or given an upload_url) before processing.
+   */
   async expire(id: string): Promise<void> {
     const row = await this.repo.find(id);
-    if (!row || row.status !== 'pending') return;
+    if (!row) return this.removeBytes(id);
+    if (row.status === 'complete' && !(await this.stillWanted(row))) {
+      if (await this.repo.moveStatus(id, 'complete', { status: 'discarded' })) await this.removeBytes(id);
+      return;
+    }
+    if (row.status !== 'pending') return;
     const left = row.expires_at - nowSeconds();
     if (left > 0) {
       await enqueue(this.db, 'upload.expire', { uploadId: id }, { delayMs: left * 1000 });
@@ -133,6 +142,13 @@ export class UploadsService implements UploadedSources {
       }
     });
     await this.removeBytes(id);
+  }
+
+  /** Whether a finished upload's video still waits to be processed from it. */
+  private async stillWanted(row: UploadRow): Promise<boolean> {
+    if (row.video_id === null) return false;
+    const video = await this.videos.get(row.organization_id, row.video_id).catch(() => null);
+    return video !== null && video.upload_url === null && video.status !== 'error' && video.status !== 'ready';
   }
 
   // ---- the video pipeline's source (UploadedSources) ----
@@ -153,10 +169,20 @@ export class UploadsService implements UploadedSources {
     await this.removeBytes(row.id);
   }
 
-  /** Removes what an unfinished upload received (refused for its size): it may be created again. */
-  async discardBytes(id: string): Promise<void> {
+  async discard(video: { id: number }): Promise<void> {
+    const row = await this.repo.sourceOf(video.id);
+    if (row?.status === 'complete' && (await this.repo.moveStatus(row.id, 'complete', { status: 'discarded' }))) await this.removeBytes(row.id);
+  }
+
+  /**
+   * Removes what an unfinished upload of undeclared size received once it went past MAX_UPLOAD_BYTES
+   * (refused with 413): nothing of it is kept, and it may be created again. Only with its secret.
+   */
+  async discardOversized(id: string, secret: string): Promise<void> {
     const row = await this.repo.find(id);
-    if (row?.status === 'pending') await this.removeBytes(id);
+    if (row?.status !== 'pending' || !sameSecret(row.secret_hash, hash(secret))) return;
+    const progress = await this.bytes.progress(id);
+    if (progress && progress.size === undefined) await this.removeBytes(id);
   }
 
   private async removeBytes(id: string): Promise<void> {

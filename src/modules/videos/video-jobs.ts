@@ -25,4 +25,6 @@ export interface UploadedSources {
   fetch(video: { id: number; uuid: string }, dest: string, signal: AbortSignal): Promise<boolean>;
   /** Once processed, keeps the original (taken over from `file`) in the media store. */
   keep(video: { id: number; uuid: string }, file: string): Promise<void>;
+  /** Processing failed for good (not a video, …): the uploaded bytes are removed. */
+  discard(video: { id: number }): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -99,6 +100,7 @@ export function videoJobs({
         const failure = err instanceof PermanentJobError ? { message: err.message, permanent: true } : describeMediaFailure(err, what, work.dir);
         if (failure.permanent || ctx.job.attempts >= ctx.job.max_attempts) {
           await service.failProcessing(payload, failure.message);
+          if (!video.upload_url) await uploads.discard(video);
           throw new PermanentJobError(failure.message);
         }
         throw err;
@@ -114,6 +116,9 @@ export function videoJobs({
       const target = await service.ladderSource(payload.videoId);
       if (!target) return; // gone, not ready, or done meanwhile
       const work = await jobWorkDir(media.workDir, ctx.job);
+      // A folder of this attempt's own: a second backfill of the same video (queued twice, or retried)
+      // never removes the ladder the other one recorded.
+      const ladderFolder = `${target.folder}/hls-${randomBytes(4).toString('hex')}`;
       let stored: string | null = null;
       try {
         const source = path.join(work.dir, 'source');
@@ -123,10 +128,10 @@ export function videoJobs({
           { ffmpegPath: config.ffmpegPath, ffprobePath: config.ffprobePath, source, workDir: work.dir, signal: ctx.signal },
           info,
         );
-        stored = await storeLadder(media.store, target.folder, command.hlsDir);
-        if (!(await service.addLadder(payload.videoId, target.hdKey, stored, variants))) await media.store.delete(`${target.folder}/hls`);
+        stored = await storeLadder(media.store, target.folder, command.hlsDir, path.posix.basename(ladderFolder));
+        if (!(await service.addLadder(payload.videoId, target.hdKey, stored, variants))) await media.store.delete(ladderFolder);
       } catch (err) {
-        if (stored) await media.store.delete(`${target.folder}/hls`).catch(() => {});
+        if (stored) await media.store.delete(ladderFolder).catch(() => {});
         if (ctx.signal.aborted) throw err;
         const failure = describeMediaFailure(err, 'video', work.dir);
         // The video keeps playing from its MP4 files: a ladder that cannot be made is only logged by the queue.

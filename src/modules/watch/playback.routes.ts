@@ -10,7 +10,7 @@ const GrantParams = Type.Object({ uuid: Uuid, grant: Grant });
 const FileParams = Type.Object({ uuid: Uuid, grant: Grant, '*': Type.String({ minLength: 1, maxLength: 512 }) });
 const CaptionParams = Type.Object({ uuid: Uuid, grant: Grant, file: Type.String({ pattern: '^[0-9]{1,10}\\.(vtt|m3u8)$' }) });
 /** A video's HLS master playlist: answered with its captions as subtitle renditions. */
-const MASTER = /^videos\/[^/]+\/[^/]+\/hls\/master\.m3u8$/;
+const MASTER = /^videos\/[^/]+\/[^/]+\/hls[^/]*\/master\.m3u8$/;
 const SegmentParams = Type.Object({
   uuid: Uuid,
   grant: Grant,
