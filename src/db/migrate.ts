@@ -44,9 +44,27 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultS
   if (!isPostgres(db)) return db.connection().execute((conn) => withSqliteWriteLock(conn, () => migrate(conn, { disableTransactions: true })));
   // PostgreSQL: Kysely holds a session advisory lock while it migrates, and creates its own tables
   // tolerating a concurrent creator; the triggers take a lock of their own.
-  const result = await migrate(db, {});
+  const result = await retryingCatalogRaces(() => migrate(db, {}));
   await installChangeTriggers(db);
   return result;
+}
+
+/**
+ * Kysely's check for its migration tables reads the whole catalog (every schema of the database); a
+ * table created or dropped meanwhile in another schema (another deployment, a test file, another node
+ * migrating) can make that read fail with "column … does not exist" or "relation … does not exist".
+ * Nothing was changed then: the migration is simply run again.
+ */
+async function retryingCatalogRaces<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+      if (attempt >= 5 || (code !== '42703' && code !== '42P01')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
 }
 
 async function migrate(db: Kysely<any>, options: { disableTransactions?: boolean }): Promise<MigrationResultSet> {
