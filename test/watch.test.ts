@@ -180,12 +180,30 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
       expect(created.status, created.raw).toBe(201);
       expect(created.status).toBe(201);
       const instance = (await org.api.get(`${P}/organizations/${org.organizationId}/live/${created.body.stream_instance_id}`)).body.instance_details;
-      const before = configOf((await page(`/watch/${instance.player_uuid}`)).html);
-      expect(before.chapters[0].state).toBe('processing');
+      // Before it airs: when it will (the player polls the chapters and starts by itself), and no media.
+      const airDate = Math.floor(Date.now() / 1000) + 3600;
+      await t.database.db
+        .updateTable('live_stream_instances')
+        .set({ air_date: airDate, dvr_enabled: true })
+        .where('id', '=', created.body.stream_instance_id)
+        .execute();
+      const beforePage = await page(`/watch/${instance.player_uuid}`);
+      const before = configOf(beforePage.html);
+      expect(before.chapters[0]).toMatchObject({ state: 'upcoming', live: { status: 'unaired', air_date: airDate, dvr: true }, sources: [], hls: null });
+      expect(beforePage.html).toContain(`This live broadcast starts at ${new Date(airDate * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC.`);
+      const polled = await t.app.inject({ method: 'GET', url: `/watch/${instance.player_uuid}/chapters`, remoteAddress: '203.0.113.7' });
+      expect(polled.statusCode).toBe(200);
+      expect(polled.headers['cache-control']).toBe('private, no-store');
+      expect(polled.json().chapters[0].state).toBe('upcoming');
       await t.database.db.updateTable('live_stream_instances').set({ status: 'live' }).where('id', '=', created.body.stream_instance_id).execute();
       const airing = configOf((await page(`/watch/${instance.player_uuid}`)).html);
+      expect((await t.app.inject({ method: 'GET', url: `/embed/${instance.player_uuid}/chapters` })).json().chapters[0]).toMatchObject({
+        state: 'live',
+        hls: expect.stringMatching(new RegExp(`/play/${instance.player_uuid}/e\\d+\\.[\\w-]{32}/live/index\\.m3u8$`)),
+      });
       expect(airing.chapters[0]).toMatchObject({
         state: 'live',
+        live: { status: 'live', dvr: true },
         sources: [
           {
             src: expect.stringMatching(new RegExp(`^http://reelbase\\.test/play/${instance.player_uuid}/w\\d+\\.[\\w-]{32}/live/index\\.m3u8$`)),
@@ -198,6 +216,49 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
       const recorded = configOf((await page(`/watch/${instance.player_uuid}`)).html);
       expect(recorded.chapters[0].state).toBe('ready');
       expect(recorded.chapters[0].sources.map((s: any) => s.type)).toEqual(['video/mp4']);
+    });
+
+    it("lists each chapter with its thumbnail and length, the first chapter's thumbnail as the poster", async () => {
+      const player = await createPlayer(org.api, {}, 2);
+      const [first, second] = player.chapters_attributes.map((c: any) => c.video_id);
+      await makeReady(first);
+      await makeReady(second);
+      await t.database.db.updateTable('videos').set({ seconds: 75 }).where('id', '=', first).execute();
+      const { uuid: videoUuid } = await t.database.db.selectFrom('videos').select('uuid').where('id', '=', second).executeTakeFirstOrThrow();
+      const key = `videos/${videoUuid}/thumbnails/t1.jpg`;
+      fs.mkdirSync(path.join(t.config.mediaDir, path.dirname(key)), { recursive: true });
+      fs.writeFileSync(path.join(t.config.mediaDir, key), 'jpeg');
+      const now = Math.floor(Date.now() / 1000);
+      await t.database.db
+        .insertInto('thumbnails')
+        .values({
+          organization_id: org.organizationId,
+          video_id: second,
+          uuid: 'b7c6a1e2-0000-4000-8000-0000000000c2',
+          kind: 'generated',
+          path: key,
+          url: null,
+          millisecond: 1000,
+          width: 320,
+          height: 180,
+          selected: true,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      const res = await page(`/watch/${player.uuid}`);
+      const config = configOf(res.html);
+      expect(config.chapters.map((c: any) => [c.duration, c.thumbnail && new URL(c.thumbnail).pathname.replace(/\/play\/[^/]+\/[^/]+/, '')])).toEqual([
+        [75, null],
+        [null, `/files/${key}`],
+      ]);
+      expect(res.html).toContain('<span class="rb-duration" aria-hidden="true">1:15</span>');
+      expect(res.html).toContain('<span class="rb-sr rb-badge-text">, 1:15</span>');
+      expect(res.html).toMatch(
+        /<button type="button" data-chapter="1"><span class="rb-thumb"><img src="http:\/\/reelbase\.test\/play\/[^"]+\/files\/videos\/[^"]+\/t1\.jpg" alt=""/,
+      );
+      // The poster is the first chapter's thumbnail where it has one, else the player's.
+      expect(config.poster).toBe(config.chapters[1].thumbnail);
     });
 
     it('carries the settings the player script needs', async () => {
@@ -519,6 +580,146 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
     });
   });
 
+  describe('the email gate', () => {
+    async function webhookBodies(uuid: string) {
+      return (await t.database.db.selectFrom('jobs').select('payload').where('type', '=', 'webhook.notify').orderBy('id').execute())
+        .map((j) => JSON.parse(j.payload).body)
+        .filter((b) => b.player_uuid === uuid);
+    }
+    const gatePost = (kind: string, uuid: string, body: Record<string, unknown>, headers: Record<string, string> = {}, ip = '203.0.113.7') =>
+      t.app.inject({ method: 'POST', url: `/${kind}/${uuid}/gate`, remoteAddress: ip, headers, payload: body });
+    const given = (email: string, chapter = 0) => ({ email, chapter, player_load_id: 'load-1', visitor_uuid: 'visitor-1' });
+
+    it('keeps the media of the chapters behind it out of the page until an address is given, then answers them and remembers it', async () => {
+      const player = await createPlayer(org.api, {}, 2);
+      for (const chapter of player.chapters_attributes) await makeReady(chapter.video_id);
+      const videoId = player.chapters_attributes[0].video_id;
+      const caption = await org.api.post(`${P}/videos/${videoId}/captions`, { language: 'en', content: 'WEBVTT\n\n00:00.000 --> 00:01.000\nHello\n' });
+      expect((await org.api.patch(`${P}/captions/${caption.body.id}/publish`)).status).toBe(200);
+      const gate = await org.api.post(`${P}/ctas/default_email_gate`, {
+        chapter_id: player.chapters_attributes[0].id,
+        is_closeable: false,
+        is_new_contact: false,
+      });
+      expect(gate.status).toBe(201);
+      expect((await org.api.post(`${P}/organizations/${org.organizationId}/webhooks/analytics`, { url: 'https://hooks.example.com/analytics' })).status).toBe(
+        201,
+      );
+
+      for (const kind of ['watch', 'embed']) {
+        const res = await page(`/${kind}/${player.uuid}`);
+        expect(res.status).toBe(200);
+        // No address of any of the gated media: files, playlists, captions.
+        expect(res.html).not.toMatch(/\/files\/videos\/|\.mp4|\.m3u8|\/captions\/|<source|<track/);
+        const config = configOf(res.html);
+        expect(config.emailGate).toEqual({ passed: false });
+        expect(config.chapters.map((c: any) => [c.state, c.gated, c.sources, c.hls, c.captions])).toEqual([
+          ['ready', true, [], null, []],
+          ['ready', true, [], null, []],
+        ]);
+        expect(config.chapters[0].events.map((e: any) => e.event_type)).toContain('simple_email');
+        const chapters = await t.app.inject({ method: 'GET', url: `/${kind}/${player.uuid}/chapters`, remoteAddress: '203.0.113.7' });
+        expect(JSON.stringify(chapters.json())).not.toMatch(/\.mp4|\.m3u8|\/captions\//);
+      }
+
+      expect((await gatePost('watch', player.uuid, given('not an address'))).statusCode).toBe(422);
+      expect((await gatePost('watch', player.uuid, { email: 'a@example.com' })).statusCode).toBe(422);
+      const passed = await gatePost('watch', player.uuid, given('Viewer@Example.com'));
+      expect(passed.statusCode, passed.body).toBe(200);
+      expect(passed.headers['cache-control']).toBe('private, no-store');
+      const cookie = String(passed.headers['set-cookie']);
+      expect(cookie).toMatch(new RegExp(`^reelbase_gate_${player.uuid}=[\\w-]+; Path=/; HttpOnly; SameSite=Lax$`));
+      const answer = passed.json();
+      expect(answer.emailGate).toEqual({ passed: true });
+      expect(answer.chapters.map((c: any) => [c.gated, c.sources.map((s: any) => s.quality)])).toEqual([
+        [false, ['sd', 'hd']],
+        [false, ['sd', 'hd']],
+      ]);
+      expect(answer.chapters[0].captions.map((c: any) => c.srclang)).toEqual(['en']);
+      // The answered media plays: the grant in it is the watch page's.
+      const file = new URL(answer.chapters[1].sources[0].src);
+      expect((await t.app.inject({ method: 'GET', url: file.pathname, remoteAddress: '203.0.113.7' })).statusCode).toBe(200);
+      // The address reached the analytics webhooks as an identified view of the chapter.
+      const identified = (await webhookBodies(player.uuid)).filter((b) => b.type === 'identified_view');
+      expect(identified.map((b) => [b.email, b.video_id, b.visitor_vidyard_uuid])).toEqual([['viewer@example.com', videoId, 'visitor-1']]);
+
+      // With the cookie the page has every chapter's media; a forged one changes nothing.
+      const again = await page(`/watch/${player.uuid}`, { headers: { cookie: cookie.split(';')[0] } });
+      expect(configOf(again.html).emailGate).toEqual({ passed: true });
+      expect(configOf(again.html).chapters.every((c: any) => !c.gated && c.sources.length === 2)).toBe(true);
+      expect(again.html).toContain('<source src="');
+      const forged = await page(`/watch/${player.uuid}`, { headers: { cookie: `reelbase_gate_${player.uuid}=forged` } });
+      expect(configOf(forged.html).chapters.every((c: any) => c.gated && c.sources.length === 0)).toBe(true);
+      // Another player's cookie does not pass this one's gate.
+      const other = await createPlayer(org.api);
+      await makeReady(other.chapters_attributes[0].video_id);
+      await org.api.post(`${P}/ctas/default_email_gate`, { chapter_id: other.chapters_attributes[0].id, is_closeable: false, is_new_contact: false });
+      const crossed = cookie.split(';')[0].replace(player.uuid, other.uuid);
+      expect(configOf((await page(`/watch/${other.uuid}`, { headers: { cookie: crossed } })).html).chapters[0].gated).toBe(true);
+
+      // Through the embed page, the answer carries embed grants.
+      const embedded = await gatePost('embed', player.uuid, given('fan@example.com', 1));
+      expect(embedded.statusCode).toBe(200);
+      expect(embedded.json().chapters[0].sources[0].src).toMatch(/\/play\/[0-9a-f-]+\/e\d+\./);
+    });
+
+    it('lets the gated chapter play up to a later gate, and holds back only the chapters after it', async () => {
+      const player = await createPlayer(org.api, {}, 3);
+      for (const chapter of player.chapters_attributes) await makeReady(chapter.video_id, ['sd']);
+      const event = await org.api.post(`${P}/events`, {
+        event_type: 'simple_email',
+        chapter_id: player.chapters_attributes[1].id,
+        second: 30,
+        closeable: false,
+        html: '<form data-reelbase-event="email_gate"><input type="email" name="email"><button type="submit">Go</button></form>',
+      });
+      expect(event.status, event.raw).toBe(201);
+      const config = configOf((await page(`/watch/${player.uuid}`)).html);
+      expect(config.chapters.map((c: any) => [c.gated, c.sources.length])).toEqual([
+        [false, 1],
+        [false, 1],
+        [true, 0],
+      ]);
+      // A gate that may be skipped holds nothing back (it is still a gate: the page says so, and its POST works).
+      const skippable = await createPlayer(org.api);
+      await makeReady(skippable.chapters_attributes[0].video_id, ['sd']);
+      await org.api.post(`${P}/ctas/default_email_gate`, { chapter_id: skippable.chapters_attributes[0].id, is_closeable: true, is_new_contact: false });
+      const open = configOf((await page(`/watch/${skippable.uuid}`)).html);
+      expect(open.emailGate).toEqual({ passed: false });
+      expect(open.chapters[0]).toMatchObject({ gated: false, sources: [expect.objectContaining({ quality: 'sd' })] });
+      expect((await gatePost('watch', skippable.uuid, given('a@example.com'))).statusCode).toBe(200);
+    });
+
+    it("applies the page's rules, and answers 404 for a player without a gate", async () => {
+      const plain = await createPlayer(org.api);
+      await makeReady(plain.chapters_attributes[0].video_id);
+      expect((await gatePost('watch', plain.uuid, given('a@example.com'))).statusCode).toBe(404);
+      expect((await gatePost('watch', '00000000-0000-4000-8000-000000000000', given('a@example.com'))).statusCode).toBe(404);
+
+      const player = await createPlayer(org.api, { access_code: 'letmein' });
+      await makeReady(player.chapters_attributes[0].video_id);
+      expect(
+        (await org.api.post(`${P}/ctas/default_email_gate`, { chapter_id: player.chapters_attributes[0].id, is_closeable: false, is_new_contact: false }))
+          .status,
+      ).toBe(201);
+      // Behind an access code: not without its cookie.
+      expect((await gatePost('watch', player.uuid, given('a@example.com'))).statusCode).toBe(403);
+      const granted = await page(`/watch/${player.uuid}`, { form: { access_code: 'letmein' } });
+      const access = String(granted.headers['set-cookie']).split(';')[0];
+      expect((await gatePost('watch', player.uuid, given('a@example.com'), { cookie: access })).statusCode).toBe(200);
+      // Embedding disabled: not through the embed page.
+      expect(
+        (await t.app.inject({ method: 'DELETE', url: `${P}/players/uuid=${player.uuid}/embed`, headers: { authorization: `Bearer ${org.token}` } })).statusCode,
+      ).toBe(200);
+      expect((await gatePost('embed', player.uuid, given('a@example.com'), { cookie: access })).statusCode).toBe(403);
+      // A blocked address: nothing.
+      const blocked = await org.api.post(`${P}/blacklisted_ip_ranges`, { ip_range: '198.51.102.0/24' });
+      expect(blocked.status).toBe(201);
+      expect((await gatePost('watch', player.uuid, given('a@example.com'), { cookie: access }, '198.51.102.9')).statusCode).toBe(403);
+      expect((await org.api.delete(`${P}/blacklisted_ip_ranges/${blocked.body.id}`)).status).toBe(200);
+    });
+  });
+
   it('serves the player script, its styles and hls.js, and nothing else under /web', async () => {
     const js = await t.app.inject({ method: 'GET', url: '/web/player.js' });
     expect(js.statusCode).toBe(200);
@@ -531,6 +732,12 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
     expect(hls.statusCode).toBe(200);
     expect(hls.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(hls.body).toContain('Hls');
+    // The full build: subtitle renditions need it.
+    expect(hls.body).toContain('subtitleTracks');
+    const chrome = await t.app.inject({ method: 'GET', url: '/web/media-chrome.js' });
+    expect(chrome.statusCode).toBe(200);
+    expect(chrome.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(chrome.body).toContain('media-controller');
     for (const url of ['/web/pages.ts', '/web/..%2Fapp.ts', '/web/']) expect((await t.app.inject({ method: 'GET', url })).statusCode).toBe(404);
   });
 

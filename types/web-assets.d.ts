@@ -6,8 +6,9 @@
 
 interface Window {
   /**
-   * hls.js, once /web/hls.js has loaded: the UMD build (dist/hls.light.min.js) of the pinned hls.js
-   * dependency sets it. player.js loads it only for live broadcasts in browsers without HLS.
+   * hls.js, once /web/hls.js has loaded: the UMD build (dist/hls.min.js) of the pinned hls.js
+   * dependency sets it. The page loads it before player.js when a chapter has a stream to play;
+   * player.js loads it again if that failed.
    */
   Hls?: typeof import('hls.js').default;
 }

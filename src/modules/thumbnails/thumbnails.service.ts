@@ -180,14 +180,24 @@ export class ThumbnailsService {
    * into the store is never shown: its URL may name any address.
    */
   async posterKey(organizationId: number, playerUuid: string): Promise<string | null> {
+    const keys = await this.storedKeys(organizationId, playerUuid);
+    return keys.values().next().value ?? null;
+  }
+
+  /**
+   * The store key of each of a player's videos' selected thumbnail, where its image is stored (the
+   * same rule as the poster), by video id in chapter order: the watch page's chapter list shows them.
+   */
+  async storedKeys(organizationId: number, playerUuid: string): Promise<Map<number, string>> {
     const player = await this.requirePlayer(organizationId, { uuid: playerUuid });
     const { unique } = await this.videoIdsOf(this.db, player.id);
     const selected = new Map((await this.thumbnails.selectedFor(organizationId, unique)).map((t) => [t.video_id, t]));
+    const keys = new Map<number, string>();
     for (const videoId of unique) {
       const path = selected.get(videoId)?.path;
-      if (path) return path;
+      if (path) keys.set(videoId, path);
     }
-    return null;
+    return keys;
   }
 
   async playerSelected(organizationId: number, ref: PlayerRef): Promise<PlayerSelectedThumbnail[]> {

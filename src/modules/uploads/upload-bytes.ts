@@ -24,6 +24,14 @@ export interface UploadBytes {
 type ReadableStore = DataStore & { read(id: string): Readable | Promise<Readable> };
 
 /**
+ * @tus/file-store, without the folder check its constructor starts and does not wait for (its callback
+ * throws, outside any promise, if the folder's parent goes meanwhile: an uncaught exception). Creating
+ * an upload makes the folder anyway.
+ */
+class UploadFileStore extends FileStore {}
+(UploadFileStore.prototype as unknown as { checkOrCreateDirectory: () => void }).checkOrCreateDirectory = () => {};
+
+/**
  * @tus/file-store under MEDIA_DIR/.uploads locally; @tus/s3-store in the bucket under `PREFIX/tus/` with
  * STORAGE_URL (so that every API node sees every upload's offset). Offsets survive restarts either way.
  * Expiry is the uploads area's (the `upload.expire` job); the store's expiration only announces
@@ -47,7 +55,7 @@ export function createUploadBytes(config: Config): UploadBytes {
       await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects, Quiet: true } }));
     };
   } else {
-    datastore = new FileStore({ directory: config.uploads.dir, expirationPeriodInMilliseconds });
+    datastore = new UploadFileStore({ directory: config.uploads.dir, expirationPeriodInMilliseconds });
   }
   const fileId = (uploadId: string) => `${prefix}${uploadId}`;
   return {

@@ -31,6 +31,24 @@ function toPageEvent(row: EventRow): PageEvent {
 /** Postrolls (second -1) last, then by second and id. */
 const byTime = (a: PageEvent, b: PageEvent) => (a.second === -1 ? Infinity : a.second) - (b.second === -1 ? Infinity : b.second) || a.id - b.id;
 
+const isEmailGate = (event: PageEvent) => event.event_type === 'simple_email';
+
+/**
+ * The index of the first chapter whose media an email gate holds back, Infinity when none: the
+ * gate's own chapter when the gate opens at its start (second 0), else the chapter after it (the
+ * viewer watches up to the gate's second, or to the end for a postroll gate). A gate the viewer may
+ * skip (`closeable`) holds nothing back.
+ */
+export function firstGatedChapter(eventsByChapter: PageEvent[][]): number {
+  for (const [index, events] of eventsByChapter.entries()) {
+    const gate = events
+      .filter((e) => isEmailGate(e) && !e.closeable)
+      .sort((a, b) => (a.second < 0 ? Infinity : a.second) - (b.second < 0 ? Infinity : b.second))[0];
+    if (gate) return gate.second === 0 ? index : index + 1;
+  }
+  return Infinity;
+}
+
 /** What a page shows of a player the rules let the visitor see: chapters, their media and events, the poster. */
 export class WatchPageService {
   constructor(
@@ -49,12 +67,24 @@ export class WatchPageService {
     return `${this.config.publicUrl}/play/${player.uuid}/${grant}`;
   }
 
-  async view(kind: PageKind, player: WatchPlayerRow, grant: string, frameAncestors: string[] | null, approvalMessage: string | null): Promise<PageView> {
+  /**
+   * What the page shows this visitor. `gatePassed`: the visitor passed the player's email gate (its
+   * cookie), so that the chapters behind it carry their media.
+   */
+  async view(
+    kind: PageKind,
+    player: WatchPlayerRow,
+    grant: string,
+    frameAncestors: string[] | null,
+    approvalMessage: string | null,
+    gatePassed = false,
+  ): Promise<PageView> {
     // Chapters come in position order (ChaptersRepository.forPlayers).
     const { chapters_attributes: ordered } = await this.players.withChapters(player);
-    const chapters = await this.chapters(player, grant, ordered);
+    const thumbnailKeys = await this.thumbnails.storedKeys(player.organization_id, player.uuid);
+    const { chapters, hasGate } = await this.chapters(player, grant, ordered, thumbnailKeys, gatePassed);
     const embedCode = player.embed_enabled && player.embed_button ? this.embed.iframe(player.uuid, player.name, player.width, player.height) : null;
-    const posterKey = await this.thumbnails.posterKey(player.organization_id, player.uuid);
+    const posterKey: string | null = thumbnailKeys.values().next().value ?? null;
     return {
       kind,
       uuid: player.uuid,
@@ -75,6 +105,7 @@ export class WatchPageService {
       shareLink: player.viral_sharing ? (player.custom_sharing_link ?? this.embed.watchUrl(player.uuid)) : null,
       embedCode,
       approvalMessage,
+      emailGate: hasGate ? { passed: gatePassed } : null,
       settings: {
         autoplay: Boolean(player.autoplay),
         mute_onload: Boolean(player.mute_onload),
@@ -91,12 +122,19 @@ export class WatchPageService {
     };
   }
 
-  /** Each chapter with what it plays and its public events; organization defaults play once, on the first. */
+  /**
+   * Each chapter with what it plays and its public events; organization defaults play once, on the
+   * first. Unless the visitor passed it, the first email gate holds back the media of the chapters
+   * behind it: its own chapter when it opens at the start, and every later chapter (a gate at a later
+   * second lets its chapter play up to it).
+   */
   private async chapters(
     player: WatchPlayerRow,
     grant: string,
     ordered: Awaited<ReturnType<PlayersService['withChapters']>>['chapters_attributes'],
-  ): Promise<PageChapter[]> {
+    thumbnailKeys: Map<number, string>,
+    gatePassed: boolean,
+  ): Promise<{ chapters: PageChapter[]; hasGate: boolean }> {
     const org = player.organization_id;
     const { rows } = await this.events.listRows(
       { organizationId: org, playerId: player.id, includeDefaults: true },
@@ -105,19 +143,37 @@ export class WatchPageService {
     const shown = rows.filter((e) => e.state !== 'draft');
     const defaults = shown.filter((e) => e.chapter_id === null).map(toPageEvent);
     const liveInstance = await this.live.findByPlayerUuid(player.uuid);
+    const eventsOf = ordered.map((chapter, index) => {
+      const events = shown.filter((e) => e.chapter_id === chapter.id).map(toPageEvent);
+      if (index === 0) events.push(...defaults);
+      return events.sort(byTime);
+    });
+    const gatedFrom = gatePassed ? Infinity : firstGatedChapter(eventsOf);
     const chapters: PageChapter[] = [];
     for (const [index, chapter] of ordered.entries()) {
       const video = chapter.video_attributes;
-      const events = shown.filter((e) => e.chapter_id === chapter.id).map(toPageEvent);
-      if (index === 0) events.push(...defaults);
-      events.sort(byTime);
-      const media = await this.media(org, video?.id, video?.status ?? null, liveInstance, player, grant);
-      chapters.push({ position: chapter.position, name: video?.name ?? `Chapter ${index + 1}`, description: video?.description ?? null, ...media, events });
+      const gated = index >= gatedFrom;
+      const media = await this.media(org, video?.id, video?.status ?? null, liveInstance, player, grant, gated);
+      const thumbnail = video ? thumbnailKeys.get(video.id) : undefined;
+      chapters.push({
+        position: chapter.position,
+        name: video?.name ?? `Chapter ${index + 1}`,
+        description: video?.description ?? null,
+        ...media,
+        gated: gated && (media.state === 'ready' || media.state === 'live'),
+        thumbnail: thumbnail ? this.grantedFile(player, grant, thumbnail) : null,
+        duration: typeof video?.seconds === 'number' && video.seconds > 0 ? video.seconds : null,
+        events: eventsOf[index],
+      });
     }
-    return chapters;
+    return { chapters, hasGate: eventsOf.some((events) => events.some(isEmailGate)) };
   }
 
-  /** What a chapter plays: the video's files once ready, the broadcast while the player's live instance airs. */
+  /**
+   * What a chapter plays: the video's files once ready, the broadcast while the player's live
+   * instance airs (and what it will be before it does). `withheld`: the chapter is behind an email
+   * gate not passed, so no media URL is given.
+   */
   private async media(
     org: number,
     videoId: number | undefined,
@@ -125,20 +181,28 @@ export class WatchPageService {
     liveInstance: LiveInstance,
     player: WatchPlayerRow,
     grant: string,
-  ): Promise<Pick<PageChapter, 'state' | 'sources' | 'hls' | 'captions'>> {
-    if (videoId === undefined) return { state: 'unavailable', sources: [], hls: null, captions: [] };
+    withheld: boolean,
+  ): Promise<Pick<PageChapter, 'state' | 'sources' | 'hls' | 'captions' | 'live'>> {
+    const none = { sources: [], hls: null, captions: [] };
+    if (videoId === undefined) return { state: 'unavailable', ...none, live: null };
     const base = this.playbackBase(player, grant);
-    if (liveInstance && liveInstance.video_id === videoId && liveInstance.status !== 'unaired' && status !== 'ready') {
-      const live = `${base}/live/index.m3u8`;
-      return { state: 'live', sources: [{ src: live, type: 'application/vnd.apple.mpegurl', quality: 'live' }], hls: live, captions: [] };
+    const broadcast = liveInstance && liveInstance.video_id === videoId && status !== 'ready' ? liveInstance : undefined;
+    if (broadcast) {
+      const live = { status: broadcast.status, air_date: broadcast.air_date || null, dvr: Boolean(broadcast.dvr_enabled) };
+      if (broadcast.status === 'unaired') return { state: 'upcoming', ...none, live };
+      if (withheld) return { state: 'live', ...none, live };
+      const playlist = `${base}/live/index.m3u8`;
+      return { state: 'live', sources: [{ src: playlist, type: 'application/vnd.apple.mpegurl', quality: 'live' }], hls: playlist, captions: [], live };
     }
-    if (status !== 'ready') return { state: status === 'error' ? 'unavailable' : 'processing', sources: [], hls: null, captions: [] };
+    if (status !== 'ready') return { state: status === 'error' ? 'unavailable' : 'processing', ...none, live: null };
     const keys = await this.videoMedia.playableKeys(org, videoId);
     const order = player.default_hd ? (['hd', 'sd'] as const) : (['sd', 'hd'] as const);
     const sources = order.flatMap((quality) => {
       const key = keys[quality];
       return key ? [{ src: `${base}/files/${key}`, type: 'video/mp4', quality }] : [];
     });
+    if (sources.length === 0) return { state: 'unavailable', ...none, live: null };
+    if (withheld) return { state: 'ready', ...none, live: null };
     const captions = (await this.captions.published(org, videoId))
       .filter((c) => c.vtt_url)
       .map((c) => ({
@@ -148,7 +212,7 @@ export class WatchPageService {
         default: c.is_default,
       }));
     const hls = keys.hls ? `${base}/files/${keys.hls}` : null;
-    return { state: sources.length > 0 ? 'ready' : 'unavailable', sources, hls, captions };
+    return { state: 'ready', sources, hls, captions, live: null };
   }
 
   private grantedFile(player: WatchPlayerRow, grant: string, key: string): string {

@@ -31,8 +31,22 @@ export interface PageChapter {
   position: number;
   name: string;
   description: string | null;
-  /** ready: sources play; live: the broadcast over HLS; processing / unavailable: nothing to play yet. */
-  state: 'ready' | 'live' | 'processing' | 'unavailable';
+  /**
+   * ready: sources play; live: the broadcast over HLS; upcoming: a broadcast that has not started
+   * (`live` says when); processing / unavailable: nothing to play yet.
+   */
+  state: 'ready' | 'live' | 'upcoming' | 'processing' | 'unavailable';
+  /**
+   * The chapter lies behind an email gate the visitor has not passed: its media (sources, hls,
+   * captions) is left out of the page and handed over by the gate's POST (docs/watch.md).
+   */
+  gated: boolean;
+  /** Its video's selected thumbnail (stored), through the viewer's grant; null when none. */
+  thumbnail: string | null;
+  /** Its video's length in seconds, when known. */
+  duration: number | null;
+  /** The broadcast this chapter shows, when its video is a live instance's that is not yet a ready recording. */
+  live: { status: string; air_date: number | null; dvr: boolean } | null;
   sources: Array<{ src: string; type: string; quality: string }>;
   /**
    * The adaptive stream, through the viewer's grant: the video's HLS master playlist (its published
@@ -70,6 +84,8 @@ export interface PageView {
   shareLink: string | null;
   embedCode: string | null;
   approvalMessage: string | null;
+  /** null: no chapter has an email gate; else whether this visitor has passed it (the gate's cookie). */
+  emailGate: { passed: boolean } | null;
   settings: {
     autoplay: boolean;
     mute_onload: boolean;
@@ -111,6 +127,13 @@ export type PageOutcome =
   | { kind: 'refused'; refusal: Refusal }
   /** A correct access code: remember it (a cookie) and show the page. */
   | { kind: 'granted'; cookie: { name: string; value: string } };
+
+export type GateOutcome =
+  | { kind: 'refused'; refusal: Refusal }
+  /** The player has no email gate. */
+  | { kind: 'not_found' }
+  /** The page as it is past the gate, and the cookie that keeps it passed. */
+  | { kind: 'passed'; view: PageView; cookie: { name: string; value: string } };
 
 export interface OembedQuery {
   url: string;

@@ -7,17 +7,24 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, Deps } from '../../http/context.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { renderPage, renderRefusal } from '../../web/pages.ts';
-import { AccessCodeBody, AnalyticsBeacon, AssetParams, Oembed, OembedQuery, PageParams } from './watch.schemas.ts';
+import { AccessCodeBody, AnalyticsBeacon, AssetParams, GateBody, Oembed, OembedQuery, PageParams } from './watch.schemas.ts';
 import { createLimit, enforceLimit, limitReached } from '../../http/rate-limit.ts';
-import type { PageKind, PageView, RefusalReason } from './watch-view.ts';
+import type { PageKind, PageView, Refusal, RefusalReason } from './watch-view.ts';
 
 const assetsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../web/assets');
 const JS = 'text/javascript; charset=utf-8';
-/** Served under /web: the player's own files, and hls.js for live playback where the browser has no HLS of its own. */
+const require = createRequire(import.meta.url);
+/**
+ * Served under /web: the player's own files and the two libraries it runs on, straight from their
+ * pinned npm packages (no bundler): media-chrome's controls (its single-file build, which defines
+ * every element) and hls.js (the full build: subtitle renditions need it).
+ */
 const ASSETS: Record<string, { type: string; file: string }> = {
   'player.js': { type: JS, file: path.join(assetsDir, 'player.js') },
   'player.css': { type: 'text/css; charset=utf-8', file: path.join(assetsDir, 'player.css') },
-  'hls.js': { type: JS, file: createRequire(import.meta.url).resolve('hls.js/dist/hls.light.min.js') },
+  // The package's exports map this file for `import` only.
+  'media-chrome.js': { type: JS, file: fileURLToPath(import.meta.resolve('media-chrome/dist/iife/all.js')) },
+  'hls.js': { type: JS, file: require.resolve('hls.js/dist/hls.min.js') },
 };
 
 /** The status each reason a page is refused is answered with. */
@@ -137,6 +144,35 @@ export async function watchPageRoutes(app: App, { config, services }: Deps) {
 
   // Viewer reports: generous for a real player (a handful per chapter), a bound for a script that floods.
   const reports = createLimit(app, config.limits.reportsPer10Minutes, TEN_MINUTES, visitorKey('report'));
+
+  const visitorOf = (request: FastifyRequest) => ({ ip: request.ip, referer: request.headers.referer, cookies: parseCookies(request.headers.cookie) });
+  /** A page's rules refused a request of its script: answered as JSON, like the API. */
+  const refusalError = (refusal: Refusal) => (refusal.reason === 'not_found' ? notFound('player') : new AppError('forbidden', refusal.message));
+  /** What the player script is given of a page: its chapters (with their media) and the email gate's state. */
+  const scriptView = (view: PageView) => ({ chapters: view.chapters, emailGate: view.emailGate });
+
+  for (const kind of ['watch', 'embed'] as const) {
+    // The page's chapters again, for a page left open: an upcoming broadcast polls it to start when it airs.
+    app.get(`/${kind}/:uuid/chapters`, { config: { public: true }, schema: { hide: true, params: PageParams } }, async (request, reply) => {
+      const outcome = await watch.page(kind, request.params.uuid, visitorOf(request));
+      if (outcome.kind !== 'page') throw outcome.kind === 'refused' ? refusalError(outcome.refusal) : notFound('player');
+      return reply.header('cache-control', 'private, no-store').send(scriptView(outcome.view));
+    });
+
+    // The email gate: the address is reported (an identified view), the browser keeps a cookie, and
+    // the chapters behind the gate are answered with their media (docs/watch.md).
+    app.post(`/${kind}/:uuid/gate`, { config: { public: true }, schema: { hide: true, params: PageParams, body: GateBody } }, async (request, reply) => {
+      const outcome = await watch.passGate(kind, request.params.uuid, visitorOf(request));
+      if (outcome.kind === 'refused') throw refusalError(outcome.refusal);
+      if (outcome.kind === 'not_found') throw notFound('email gate');
+      const { email, chapter, player_load_id, visitor_uuid, embed_url } = request.body;
+      const beacon = { type: 'identified_view' as const, email, chapter, player_load_id, visitor_uuid, ...(embed_url ? { embed_url } : {}) };
+      const sent = await services.viewerReports.report(request.params.uuid, request.ip, beacon, () => enforceLimit(reports, request, reply));
+      if (!sent) throw notFound('chapter');
+      const cookie = `${outcome.cookie.name}=${outcome.cookie.value}; Path=/; HttpOnly; ${secure ? 'SameSite=None; Secure' : 'SameSite=Lax'}`;
+      return reply.header('set-cookie', cookie).header('cache-control', 'private, no-store').send(scriptView(outcome.view));
+    });
+  }
   app.post(
     '/watch/:uuid/analytics',
     { config: { public: true }, schema: { hide: true, params: PageParams, body: AnalyticsBeacon } },

@@ -38,6 +38,8 @@ export const Oembed = Type.Object({
 });
 
 const Token = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
+const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' });
+const EmbedUrl = Type.String({ maxLength: 2048, pattern: '^[hH][tT][tT][pP][sS]?://[^\\s]+$' });
 
 /** What the player script reports (docs/webhooks.md); each report goes to the analytics webhooks. */
 export const AnalyticsBeacon = Type.Object({
@@ -47,8 +49,18 @@ export const AnalyticsBeacon = Type.Object({
   /** The chapter's index in play order. */
   chapter: Type.Integer({ minimum: 0, maximum: 9999 }),
   percent_watched: Type.Optional(Type.Union([0, 25, 50, 75, 100].map((p) => Type.Literal(p)))),
-  email: Type.Optional(Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' })),
+  email: Type.Optional(Email),
   buckets: Type.Optional(Type.Array(Type.Integer({ minimum: 0, maximum: 100_000 }), { minItems: 20, maxItems: 20 })),
-  embed_url: Type.Optional(Type.String({ maxLength: 2048, pattern: '^[hH][tT][tT][pP][sS]?://[^\\s]+$' })),
+  embed_url: Type.Optional(EmbedUrl),
 });
 export type AnalyticsBeacon = Static<typeof AnalyticsBeacon>;
+
+/** POST /watch|embed/:uuid/gate: the address a viewer gave at the email gate, with what a report carries. */
+export const GateBody = Type.Object({
+  email: Email,
+  player_load_id: Token,
+  visitor_uuid: Token,
+  /** The chapter (index in play order) the gate was passed on. */
+  chapter: Type.Integer({ minimum: 0, maximum: 9999 }),
+  embed_url: Type.Optional(EmbedUrl),
+});

@@ -7,9 +7,19 @@ import type { PlaybackGrants } from './playback-grants.ts';
 import type { WatchPlayerRow, WatchRepository } from './watch.repository.ts';
 import type { WatchPageService } from './watch-page.service.ts';
 import { domainAllows, embedDomains, fitInto, hostOf, NOT_FOUND, originOf, UUID, UUID_PATH } from './watch-rules.ts';
-import type { OembedOutcome, OembedQuery, PageKind, PageOutcome, Refusal, Visitor } from './watch-view.ts';
+import type { GateOutcome, OembedOutcome, OembedQuery, PageKind, PageOutcome, PageView, Refusal, Visitor } from './watch-view.ts';
+import { gateCookieName, gateCookieValue, gatePassed } from './email-gate.ts';
 
 const refused = (refusal: Refusal): PageOutcome => ({ kind: 'refused', refusal });
+
+/** A visitor the page's rules let in. */
+interface Admitted {
+  kind: 'admitted';
+  player: WatchPlayerRow;
+  frameAncestors: string[] | null;
+  approvalMessage: string | null;
+  now: number;
+}
 
 /**
  * The public pages of a player (DESIGN §1): the share page `/watch/:uuid`, the iframe page
@@ -30,6 +40,34 @@ export class WatchService {
 
   /** What `GET /watch/:uuid` or `GET /embed/:uuid` shows this visitor (or, with a code typed in, grants). */
   async page(kind: PageKind, uuid: string, visitor: Visitor): Promise<PageOutcome> {
+    const admitted = await this.admit(kind, uuid, visitor);
+    if (admitted.kind !== 'admitted') return admitted;
+    const passed = gatePassed(this.secret, admitted.player.uuid, visitor.cookies);
+    return { kind: 'page', view: await this.view(kind, admitted, passed) };
+  }
+
+  /**
+   * The visitor gave an address at the player's email gate (`POST /watch|embed/:uuid/gate`): the
+   * page's rules apply as to the page itself; then the page as it is once the gate is passed (every
+   * chapter's media) and the cookie that keeps it passed in this browser. Answers not_found when the
+   * player has no email gate.
+   */
+  async passGate(kind: PageKind, uuid: string, visitor: Visitor): Promise<GateOutcome> {
+    const admitted = await this.admit(kind, uuid, { ...visitor, accessCode: undefined });
+    if (admitted.kind === 'refused') return admitted;
+    if (admitted.kind !== 'admitted') return { kind: 'refused', refusal: NOT_FOUND };
+    const view = await this.view(kind, admitted, true);
+    if (!view.emailGate) return { kind: 'not_found' };
+    const { uuid: playerUuid } = admitted.player;
+    return { kind: 'passed', view, cookie: { name: gateCookieName(playerUuid), value: gateCookieValue(this.secret, playerUuid) } };
+  }
+
+  private get secret(): string {
+    return this.config.signingSecret!;
+  }
+
+  /** The page's rules, in the order docs/watch.md gives them: the player, or what to answer instead. */
+  private async admit(kind: PageKind, uuid: string, visitor: Visitor): Promise<PageOutcome | Admitted> {
     const player = UUID.test(uuid) ? await this.repo.findPlayer(uuid.toLowerCase()) : undefined;
     if (!player) return refused(NOT_FOUND);
     const now = nowSeconds();
@@ -48,9 +86,13 @@ export class WatchService {
       if (gate) return gate;
       approvalMessage = access?.enabled ? access.custom_approval_message : null;
     }
+    return { kind: 'admitted', player, frameAncestors, approvalMessage, now };
+  }
+
+  private view(kind: PageKind, admitted: Admitted, gatePassed: boolean): Promise<PageView> {
     // Past every rule: the page's media links carry a grant to this player (docs/watch.md).
-    const grant = this.grants.issue(player, kind, now);
-    return { kind: 'page', view: await this.pages.view(kind, player, grant, frameAncestors, approvalMessage) };
+    const grant = this.grants.issue(admitted.player, kind, admitted.now);
+    return this.pages.view(kind, admitted.player, grant, admitted.frameAncestors, admitted.approvalMessage, gatePassed);
   }
 
   /** Embedding enabled, and the embedding page (its Referer) on an allowed domain when a list is set. */
