@@ -76,19 +76,20 @@ function configFor(dataDir: string, extra: Record<string, string> = {}): Config 
   return config;
 }
 
-export async function makeClip(dir: string): Promise<string> {
-  const clip = path.join(dir, 'clip-720p-10s.mp4');
+/** A test clip (testsrc2 and a tone) of `size` and `seconds`, in `dir`. */
+export async function makeClip(dir: string, size = '1280x720', seconds = 10): Promise<string> {
+  const clip = path.join(dir, `clip-${size}-${seconds}s.mp4`);
   const { ffmpegPath } = configFor(dir);
   await run(ffmpegPath, [
     ...COMMON,
     '-f',
     'lavfi',
     '-i',
-    'testsrc2=size=1280x720:rate=30:duration=10',
+    `testsrc2=size=${size}:rate=30:duration=${seconds}`,
     '-f',
     'lavfi',
     '-i',
-    'sine=frequency=440:duration=10',
+    `sine=frequency=440:duration=${seconds}`,
     '-c:v',
     'libx264',
     '-preset',
@@ -122,30 +123,7 @@ async function baselineOnce(clip: string, outDir: string): Promise<number> {
  */
 async function ladderRows(root: string): Promise<Row[]> {
   const { ffmpegPath, ffprobePath } = configFor(root);
-  const clip = path.join(root, 'clip-1080p-60s.mp4');
-  await run(ffmpegPath, [
-    ...COMMON,
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc2=size=1920x1080:rate=30:duration=60',
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=440:duration=60',
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-crf',
-    '18',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-shortest',
-    clip,
-  ]);
+  const clip = await makeClip(root, '1920x1080', 60);
   const info = await probe(ffprobePath, clip);
   const one: number[] = [];
   const separate: number[] = [];
