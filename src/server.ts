@@ -72,6 +72,11 @@ async function main() {
     // At most one housekeeping sweep is ever queued, whatever the number of workers (docs/jobs.md).
     await container.services.housekeeping.schedule();
     runner.start();
+    // Caption files written before they lived in the media store move there, in the background.
+    void container.services.captions
+      .storeLegacyFiles()
+      .then((moved) => moved > 0 && log.info({ moved }, 'captions: files moved to the media store'))
+      .catch((err: unknown) => log.warn({ err }, 'captions: moving legacy files to the media store failed; retried at the next start'));
     // Running jobs get most of the shutdown time to finish; then they are aborted and their leases released.
     shutdown.drain('jobs', () => runner.stop(jobGraceMs(timeoutMs)));
   }

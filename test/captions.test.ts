@@ -522,6 +522,59 @@ describe.each(dialects)('captions on %s', (dialect) => {
     });
   });
 
+  describe('files in the media store', () => {
+    const store = () => t.container.media.store;
+    const uuidOf = async (videoId: number) => (await org.api.get(`${P}/videos/${videoId}`)).body.uuid as string;
+    const rowOf = (id: number) => t.database.db.selectFrom('captions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+    it('keeps the WebVTT as a file under the video; a new file replaces it, deleting the caption removes it', async () => {
+      const videoId = await newVideo();
+      const uuid = await uuidOf(videoId);
+      const c = await addCaption(videoId, { language: 'en', content: SRT });
+      const first = `videos/${uuid}/captions/${c.id}-r1.vtt`;
+      expect(await rowOf(c.id)).toMatchObject({ file_key: first, content: null });
+      expect((await store().stat(first))?.size).toBe(Buffer.byteLength(SRT_AS_VTT));
+
+      expect((await org.api.patch(`${P}/captions/${c.id}`, { content: VTT })).status).toBe(200);
+      const second = `videos/${uuid}/captions/${c.id}-r2.vtt`;
+      expect((await rowOf(c.id)).file_key).toBe(second);
+      expect(await store().stat(second)).not.toBeNull();
+      expect(await store().stat(first)).toBeNull();
+      expect((await org.api.get(`${P}/captions/${c.id}/content`)).raw).toContain('Bonjour');
+
+      expect((await org.api.delete(`${P}/captions/${c.id}`)).status).toBe(200);
+      expect(await store().stat(second)).toBeNull();
+    });
+
+    it('a fetched file goes to the store; a failed one leaves nothing', async () => {
+      const videoId = await newVideo();
+      const uuid = await uuidOf(videoId);
+      const ok = await addCaption(videoId, { language: 'en', srt_url: `${base}/captions.srt` });
+      const bad = await addCaption(videoId, { language: 'fr', vtt_url: `${base}/broken.vtt` });
+      await drain();
+      expect(await rowOf(ok.id)).toMatchObject({ status: 'complete', file_key: `videos/${uuid}/captions/${ok.id}-r1.vtt`, content: null });
+      expect((await org.api.get(`${P}/captions/${ok.id}/content`)).raw).toBe(SRT_AS_VTT);
+      expect(await rowOf(bad.id)).toMatchObject({ status: 'error', file_key: null });
+      expect(await store().stat(`videos/${uuid}/captions/${bad.id}-r1.vtt`)).toBeNull();
+    });
+
+    it('serves a caption written before files moved to the store, and moves it there unchanged', async () => {
+      const videoId = await newVideo();
+      const c = await addCaption(videoId, { language: 'en', content: SRT });
+      // As a caption of an older release: the WebVTT in the row, no file.
+      await store().delete(`videos/${await uuidOf(videoId)}/captions`);
+      await t.database.db.updateTable('captions').set({ content: SRT_AS_VTT, file_key: null }).where('id', '=', c.id).execute();
+      expect((await org.api.get(`${P}/captions/${c.id}/content`)).raw).toBe(SRT_AS_VTT);
+      expect(await t.services.captions.storeLegacyFiles(1)).toBeGreaterThanOrEqual(1);
+      const row = await rowOf(c.id);
+      expect(row.content).toBeNull();
+      expect(await store().stat(row.file_key!)).not.toBeNull();
+      expect((await org.api.get(`${P}/captions/${c.id}/content`)).raw).toBe(SRT_AS_VTT);
+      expect((await client(t.app).get(local(c.vtt_url))).raw).toBe(SRT_AS_VTT);
+      expect(await t.services.captions.storeLegacyFiles()).toBe(0);
+    });
+  });
+
   describe('listing', () => {
     let videoId: number;
     let ids: Record<string, number>;

@@ -145,6 +145,12 @@ describe.each(dialects)('object storage on %s', (dialect) => {
       expect(range.rawPayload).toEqual(whole.rawPayload.subarray(100, 65_636));
       expect((await app.inject({ url: `${link.pathname}${link.search}`, headers: { range: `bytes=${size}-` } })).statusCode).toBe(416);
 
+      // A caption's file is an object of the bucket too, read back through the API.
+      const caption = (await api.post(`${P}/videos/${created.video_id}/captions`, { language: 'en', content: '1\n00:00:00,000 --> 00:00:01,000\nHi there\n' }))
+        .body;
+      expect(objects().some((o) => o.includes(`${video.uuid}/captions/${caption.id}-r1.vtt`))).toBe(true);
+      expect((await api.get(`${P}/captions/${caption.id}/content?format=srt`)).raw).toContain('Hi there');
+
       // No media on the local disk: only the database and the (empty) work and upload folders.
       expect(filesUnder(dataDir).filter((f) => !f.startsWith('db.sqlite') && f !== 'signing-secret')).toEqual([]);
 
@@ -199,7 +205,10 @@ describe.each(dialects)('object storage on %s', (dialect) => {
       expect(playlist.statusCode).toBe(200);
       expect(playlist.body).toContain('360p/index.m3u8');
       // The rules still apply first: a tampered link is refused, not redirected.
-      expect((await redirecting.inject({ url: `${link.pathname}${link.search.replace(/signature=./, 'signature=x')}` })).statusCode).toBe(403);
+      expect(
+        (await redirecting.inject({ url: `${link.pathname}${link.search.replace(/signature=(.)/, (_, c: string) => `signature=${c === 'x' ? 'y' : 'x'}`)}` }))
+          .statusCode,
+      ).toBe(403);
     } finally {
       await redirecting.close();
     }

@@ -17,6 +17,7 @@ import * as m0015 from './migrations/0015_rate_limits.ts';
 import * as m0016 from './migrations/0016_hubs.ts';
 import * as m0017 from './migrations/0017_uploads.ts';
 import * as m0018 from './migrations/0018_upload_locks.ts';
+import * as m0019 from './migrations/0019_caption_files.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0016_hubs': m0016,
   '0017_uploads': m0017,
   '0018_upload_locks': m0018,
+  '0019_caption_files': m0019,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -345,7 +345,10 @@ export interface CaptionsTable {
   notes: string | null;
   source_format: string | null;
   source_url: string | null;
+  /** WebVTT text of a caption written before caption files moved to the media store; else null. */
   content: string | null;
+  /** Media store key of the caption's WebVTT file (videos/<uuid>/captions/…); null while there is none. */
+  file_key: string | null;
   formatted_text: string | null;
   plain_text: string | null;
   cue_count: Generated<number>;

@@ -5,7 +5,7 @@ import type { Config } from '../../config.ts';
 import type { JobHandlersFor } from '../../jobs/registry.ts';
 import { safeDownload, SafeFetchError } from '../../net/safe-fetch.ts';
 import type { JobKinds } from '../job-kinds.ts';
-import { failedColumns, MAX_CAPTION_BYTES, processedColumns, type CaptionsService } from './captions.service.ts';
+import { failedCaption, MAX_CAPTION_BYTES, processCaption, type CaptionsService } from './captions.service.ts';
 import { decodeSubtitleBytes } from './subtitles.ts';
 
 export function captionJobs({ config, captions: service }: { config: Config; captions: CaptionsService }): JobHandlersFor<JobKinds, 'caption.fetch'> {
@@ -34,14 +34,14 @@ export function captionJobs({ config, captions: service }: { config: Config; cap
             headers: { accept: 'text/vtt, application/x-subrip, text/plain;q=0.9, */*;q=0.5' },
           });
           // The file's own signature decides the format; srt_url / vtt_url only chose the URL.
-          columns = processedColumns(decodeSubtitleBytes(await fs.readFile(file)));
+          columns = processCaption(decodeSubtitleBytes(await fs.readFile(file)));
         } catch (err) {
           if (ctx.signal.aborted) throw err;
           const lastAttempt = ctx.job.attempts >= ctx.job.max_attempts;
           const permanent = err instanceof SafeFetchError && err.permanent;
           if (!permanent && !lastAttempt) throw err;
           const reason = err instanceof Error ? err.message : String(err);
-          columns = failedColumns(`The caption file could not be fetched from ${row.source_url}: ${reason}`);
+          columns = failedCaption(`The caption file could not be fetched from ${row.source_url}: ${reason}`);
         }
         await service.finishFetch(payload, columns);
       } finally {

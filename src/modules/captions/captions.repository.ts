@@ -71,6 +71,24 @@ export class CaptionsRepository {
       .executeTakeFirst();
   }
 
+  /** Captions whose WebVTT is still a column (written before caption files moved to the media store). */
+  withLegacyContent(limit: number): Promise<CaptionRow[]> {
+    return this.db.selectFrom('captions').selectAll().where('content', 'is not', null).where('file_key', 'is', null).orderBy('id').limit(limit).execute();
+  }
+
+  /** Points a legacy caption at its file in the store, unless it changed since it was read. */
+  async moveContent(id: number, revision: number, fileKey: string): Promise<boolean> {
+    const moved = await this.db
+      .updateTable('captions')
+      .set({ file_key: fileKey, content: null })
+      .where('id', '=', id)
+      .where('revision', '=', revision)
+      .where('content', 'is not', null)
+      .where('file_key', 'is', null)
+      .executeTakeFirst();
+    return Number(moved.numUpdatedRows) > 0;
+  }
+
   /** Clears the default flag of the video's other captions. */
   async clearDefault(videoId: number, exceptId: number | null, now: number): Promise<void> {
     let q = this.db.updateTable('captions').set({ is_default: false, updated_at: now }).where('video_id', '=', videoId).where('is_default', '=', true);

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { Kysely, Updateable } from 'kysely';
 import { lockOrganization, isUniqueViolation } from '../../db/dialect.ts';
 import type { CaptionsTable, DB } from '../../db/schema.ts';
@@ -5,8 +6,10 @@ import { AppError, invalidField, notFound } from '../../lib/errors.ts';
 import type { Listing, Page } from '../../lib/paging.ts';
 import { enqueue, type JobPayload } from '../job-kinds.ts';
 import { nowSeconds } from '../../lib/time.ts';
+import type { FileStore } from '../../media/file-store.ts';
 import type { UrlSigner } from '../../media/signed-urls.ts';
 import type { IpRangesService } from '../ip-ranges/ip-ranges.service.ts';
+import { enqueueDelete, videoPrefix } from '../videos/video-jobs.ts';
 import type { VideosRepository } from '../videos/videos.repository.ts';
 import type { CaptionsRepository, CaptionRow } from './captions.repository.ts';
 import type { Caption, CaptionListQuery, CaptionStatus, ContentFormat, ContentStatus, CreateCaptionBody, UpdateCaptionBody } from './captions.schemas.ts';
@@ -52,32 +55,52 @@ function sourceOf(body: { content?: string; format?: SubtitleFormat; srt_url?: s
   return null;
 }
 
+/** Parsed caption text: the columns to store, and the WebVTT file to put in the media store (null on error). */
+export interface ProcessedCaption {
+  columns: Updateable<CaptionsTable>;
+  vtt: string | null;
+}
+
 /**
- * Column values for parsed text: stored as WebVTT, or the error naming the line. Without `format`
- * the text's own signature decides (WEBVTT or else SRT).
+ * Parses caption text into WebVTT, or the error naming the line. Without `format` the text's own
+ * signature decides (WEBVTT or else SRT).
  */
-export function processedColumns(text: string, format: SubtitleFormat = detectFormat(text)): Updateable<CaptionsTable> {
+export function processCaption(text: string, format: SubtitleFormat = detectFormat(text)): ProcessedCaption {
   try {
     const subs = parseSubtitles(text, format);
-    return {
+    const columns: Updateable<CaptionsTable> = {
       status: 'complete',
       source_format: format,
-      content: toVtt(subs),
       formatted_text: toFormattedText(subs),
       plain_text: toPlainText(subs),
       cue_count: subs.cues.length,
       error_message: null,
       error_line: null,
     };
+    return { columns, vtt: toVtt(subs) };
   } catch (err) {
     if (!(err instanceof SubtitleParseError)) throw err;
-    return { ...failedColumns(`The ${format === 'vtt' ? 'WebVTT' : 'SRT'} file is malformed: ${err.message}`, err.line), source_format: format };
+    return failedCaption(`The ${format === 'vtt' ? 'WebVTT' : 'SRT'} file is malformed: ${err.message}`, err.line, format);
   }
 }
 
-export function failedColumns(message: string, line: number | null = null): Updateable<CaptionsTable> {
-  return { status: 'error', content: null, formatted_text: null, plain_text: null, cue_count: 0, error_message: message, error_line: line };
+export function failedCaption(message: string, line: number | null = null, format?: SubtitleFormat): ProcessedCaption {
+  const columns: Updateable<CaptionsTable> = {
+    status: 'error',
+    content: null,
+    file_key: null,
+    formatted_text: null,
+    plain_text: null,
+    cue_count: 0,
+    error_message: message,
+    error_line: line,
+  };
+  if (format) columns.source_format = format;
+  return { columns, vtt: null };
 }
+
+/** Where a caption's WebVTT file is kept: under its video's folder, so that deleting the video removes it. */
+const fileKeyOf = (videoUuid: string, row: { id: number; revision: number }) => `${videoPrefix(videoUuid)}/captions/${row.id}-r${row.revision}.vtt`;
 
 function canonicalLanguage(raw: string, field: string): string {
   const tag = normalizeLanguage(raw);
@@ -92,7 +115,24 @@ export class CaptionsService {
     private readonly captions: CaptionsRepository,
     private readonly videos: VideosRepository,
     private readonly ipRanges: IpRangesService,
+    private readonly store: FileStore,
   ) {}
+
+  /** Columns of a processed caption, its WebVTT file put in the store first. */
+  private async stored(row: CaptionRow, videoUuid: string, processed: ProcessedCaption): Promise<Updateable<CaptionsTable>> {
+    if (processed.vtt === null) return processed.columns;
+    const key = fileKeyOf(videoUuid, row);
+    await this.store.put(key, Readable.from([Buffer.from(processed.vtt, 'utf8')]));
+    return { ...processed.columns, file_key: key, content: null };
+  }
+
+  /** The caption's WebVTT text: from the store, or from the row for a caption written before files moved there. */
+  private async vttOf(row: CaptionRow): Promise<string | null> {
+    if (row.file_key === null) return row.content;
+    const chunks: Buffer[] = [];
+    for await (const chunk of await this.store.createReadStream(row.file_key)) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  }
 
   /** The public path of a caption file (signed URLs point there). */
   static filePath(id: number, language: string, format: ContentFormat): string {
@@ -104,7 +144,7 @@ export class CaptionsService {
   }
 
   toCaption(row: CaptionRow, now = nowSeconds()): Caption {
-    const has = row.content !== null;
+    const has = row.file_key !== null || row.content !== null;
     const url = (format: ContentFormat, download: boolean) => {
       if (!has) return null;
       const signed = this.signer.sign(CaptionsService.filePath(row.id, row.language, format), now);
@@ -189,7 +229,7 @@ export class CaptionsService {
     if (!source) throw invalidField('content', 'is required (or srt_url / vtt_url)');
     const row = await this.write(async (trx) => {
       await lockOrganization(trx, organizationId);
-      await this.requireVideo(trx, organizationId, videoId);
+      const video = await this.requireVideo(trx, organizationId, videoId);
       const repo = this.captions.with(trx);
       const existing = await repo.forVideo(organizationId, videoId, {}, MAX_CAPTIONS_PER_VIDEO);
       if (existing.length >= MAX_CAPTIONS_PER_VIDEO) {
@@ -210,7 +250,7 @@ export class CaptionsService {
         created_at: now,
         updated_at: now,
       });
-      return this.applySource(trx, created, source);
+      return this.applySource(trx, created, video.uuid, source);
     });
     return this.toCaption(row);
   }
@@ -219,13 +259,13 @@ export class CaptionsService {
    * Puts a new source in place: inline text is parsed now (complete or error); a URL leaves the
    * caption in_progress and enqueues the fetch for this revision.
    */
-  private async applySource(trx: Kysely<DB>, row: CaptionRow, source: Source): Promise<CaptionRow> {
+  private async applySource(trx: Kysely<DB>, row: CaptionRow, videoUuid: string, source: Source): Promise<CaptionRow> {
     const repo = this.captions.with(trx);
     if (source.kind === 'url') {
       await enqueue(trx, 'caption.fetch', { caption_id: row.id, revision: row.revision });
       return row;
     }
-    const updated = await repo.update(row.organization_id, row.id, processedColumns(source.text, source.format));
+    const updated = await repo.update(row.organization_id, row.id, await this.stored(row, videoUuid, processCaption(source.text, source.format)));
     return updated!;
   }
 
@@ -237,6 +277,7 @@ export class CaptionsService {
     const language = body.language === undefined ? undefined : canonicalLanguage(body.language, 'language');
     const source = sourceOf(body);
     if (body.format !== undefined && (!source || source.kind !== 'inline')) throw invalidField('format', 'is only meaningful with content');
+    let replaced: string | null = null;
     const row = await this.write(async (trx) => {
       await lockOrganization(trx, organizationId);
       const repo = this.captions.with(trx);
@@ -252,6 +293,7 @@ export class CaptionsService {
           source_format: source.kind === 'url' ? source.format : (source.format ?? null),
           source_url: source.kind === 'url' ? source.url : null,
           content: null,
+          file_key: null,
           formatted_text: null,
           plain_text: null,
           cue_count: 0,
@@ -259,19 +301,31 @@ export class CaptionsService {
           error_line: null,
           revision: current.revision + 1,
         } satisfies Updateable<CaptionsTable>);
+        // The replaced file goes once this commits (at once below, else by the queued job).
+        replaced = current.file_key;
+        if (replaced) await enqueueDelete(trx, [replaced]);
       }
       if (Object.keys(changes).length === 0) return current;
       const now = nowSeconds();
       if (changes.is_default === true) await repo.clearDefault(current.video_id, id, now);
       const updated = (await repo.update(organizationId, id, { ...changes, updated_at: now }))!;
-      return source ? this.applySource(trx, updated, source) : updated;
+      if (!source) return updated;
+      const video = await this.requireVideo(trx, organizationId, current.video_id);
+      return this.applySource(trx, updated, video.uuid, source);
     });
+    if (replaced) await this.store.delete(replaced).catch(() => undefined);
     return this.toCaption(row);
   }
 
   async delete(organizationId: number, id: number): Promise<Caption> {
-    const row = await this.captions.delete(organizationId, id);
+    const row = await this.db.transaction().execute(async (trx) => {
+      const deleted = await this.captions.with(trx).delete(organizationId, id);
+      if (deleted?.file_key) await enqueueDelete(trx, [deleted.file_key]);
+      return deleted;
+    });
     if (!row) throw notFound('caption', id);
+    // At once when the store answers; else the queued job does it.
+    if (row.file_key) await this.store.delete(row.file_key).catch(() => undefined);
     return this.toCaption(row);
   }
 
@@ -295,14 +349,15 @@ export class CaptionsService {
     return this.fileOf(await this.requireCaption(organizationId, id), format);
   }
 
-  private fileOf(row: CaptionRow, format: ContentFormat): CaptionFile {
-    if (row.content === null) {
+  private async fileOf(row: CaptionRow, format: ContentFormat): Promise<CaptionFile> {
+    const vtt = await this.vttOf(row);
+    if (vtt === null) {
       const why = row.status === 'in_progress' ? 'is still being processed' : `could not be processed: ${row.error_message ?? 'unknown error'}`;
       throw new AppError('conflict', `The caption has no content: it ${why}`);
     }
-    let body = row.content;
+    let body = vtt;
     if (format !== 'vtt') {
-      const subs = parseVtt(row.content);
+      const subs = parseVtt(vtt);
       body = format === 'srt' ? toSrt(subs) : `${toPlainText(subs)}\n`;
     }
     return { body, type: MEDIA_TYPES[format], filename: `caption-${row.id}-${row.language}.${format}` };
@@ -347,9 +402,38 @@ export class CaptionsService {
     return row;
   }
 
-  /** Stores a fetch job's outcome, unless a newer source replaced the one fetched. */
-  async finishFetch(payload: CaptionFetchPayload, columns: Updateable<CaptionsTable>): Promise<void> {
-    await this.captions.updateIfRevision(payload.caption_id, payload.revision, { ...columns, updated_at: nowSeconds() });
+  /** Stores a fetch job's outcome, unless a newer source replaced the one fetched (or the caption went). */
+  async finishFetch(payload: CaptionFetchPayload, processed: ProcessedCaption): Promise<void> {
+    const row = await this.pendingFetch(payload);
+    if (!row) return;
+    const video = await this.videos.find(row.organization_id, row.video_id);
+    if (!video) return;
+    const columns = await this.stored(row, video.uuid, processed);
+    const applied = await this.captions.updateIfRevision(payload.caption_id, payload.revision, { ...columns, updated_at: nowSeconds() });
+    if (!applied && columns.file_key) await this.store.delete(columns.file_key).catch(() => undefined);
+  }
+
+  /**
+   * Moves the files of captions written before they lived in the media store (their WebVTT was a
+   * column) to the store, in batches; several workers may run it at once (each file has one key).
+   * Answers how many moved.
+   */
+  async storeLegacyFiles(batchSize = 100): Promise<number> {
+    let moved = 0;
+    for (;;) {
+      const rows = await this.captions.withLegacyContent(batchSize);
+      let progress = 0;
+      for (const row of rows) {
+        const video = await this.videos.find(row.organization_id, row.video_id);
+        if (!video) continue;
+        const key = fileKeyOf(video.uuid, row);
+        await this.store.put(key, Readable.from([Buffer.from(row.content!, 'utf8')]));
+        if (await this.captions.moveContent(row.id, row.revision, key)) progress++;
+      }
+      moved += progress;
+      // Nothing left, or only rows another worker is moving right now.
+      if (progress === 0) return moved;
+    }
   }
 
   setDraft(organizationId: number, id: number): Promise<Caption> {

@@ -55,8 +55,10 @@ export class PlaybackService {
   async file(uuid: string, grant: string, ip: string, key: string): Promise<ServedFile> {
     const player = await this.admit(uuid, grant, ip);
     const videos = await this.videosOf(player);
-    // Everything of the video's runs and sets, never its uploaded original (the source, metadata and all).
-    if (!isValidKey(key) || !videos.some((v) => key.startsWith(`videos/${v.uuid}/`) && key !== `videos/${v.uuid}/original`)) throw notFound('file');
+    // Everything of the video's runs and sets; never its uploaded original (the source, metadata and all),
+    // nor its caption files, which a page offers only once published (…/captions/<id>.vtt).
+    const servable = (uuid: string) => key.startsWith(`videos/${uuid}/`) && key !== `videos/${uuid}/original` && !key.startsWith(`videos/${uuid}/captions/`);
+    if (!isValidKey(key) || !videos.some((v) => servable(v.uuid))) throw notFound('file');
     const stat = await this.media.store.stat(key);
     if (!stat) throw notFound('file');
     return servedFile(this.media.store, key, stat, MAX_CACHE_SECONDS);
