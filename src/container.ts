@@ -139,6 +139,8 @@ export function createContainer({ config, database, mailer = createMailer(config
   const livePlayback = new LivePlaybackService(media.store, r.live);
   const playerVideos = new PlayerVideosService(db, videos, r.players, r.chapters, players);
   const uploadBytes = createUploadBytes(config);
+  // One writer per upload across every API process, and the expiry takes the upload from its writer.
+  const uploadLocker = new DatabaseLocker(r.uploads);
   const liveRepos = { live: r.live, videos: r.videos, players: r.players, chapters: r.chapters };
 
   const services = {
@@ -178,8 +180,8 @@ export function createContainer({ config, database, mailer = createMailer(config
     thumbnails,
     tokens,
     uploadBytes,
-    uploadLocker: new DatabaseLocker(r.uploads),
-    uploads: new UploadsService(db, r.uploads, playerVideos, videos, uploadBytes, media, {
+    uploadLocker,
+    uploads: new UploadsService(db, r.uploads, playerVideos, videos, uploadBytes, media, uploadLocker, {
       publicUrl: config.publicUrl,
       expiryHours: config.uploads.expiryHours,
     }),

@@ -5,6 +5,7 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -278,5 +279,47 @@ describe.each(dialects)('direct uploads on %s', (dialect) => {
     const failed = await video(upload.video_id);
     expect(failed.status).toBe('error');
     expect(failed.error_message).toMatch(/expired/);
+  });
+
+  it('an expiry during a PATCH ends that request before it removes the bytes', async () => {
+    const upload = await createUpload();
+    const size = 4_000_000;
+    expect((await tusRequest(upload.url, 'POST', { 'Upload-Length': String(size) })).status).toBe(201);
+    // A client still sending, slowly, when the upload expires.
+    const req = http.request(upload.url, {
+      method: 'PATCH',
+      headers: { 'Tus-Resumable': '1.0.0', 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream', 'Content-Length': String(size) },
+    });
+    const ended = new Promise<string>((resolve) => {
+      req.on('response', (res) => {
+        res.resume();
+        resolve(`answered ${res.statusCode}`);
+      });
+      req.on('error', () => resolve('closed'));
+    });
+    req.on('error', () => {});
+    const writer = setInterval(() => req.write(Buffer.alloc(4_096, 2)), 20);
+    try {
+      const deadline = Date.now() + 10_000;
+      while (!(fs.existsSync(bytesOf(upload.id)) && fs.statSync(bytesOf(upload.id)).size > 100_000)) {
+        expect(Date.now()).toBeLessThan(deadline);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await t.database.db
+        .updateTable('uploads')
+        .set({ expires_at: Math.floor(Date.now() / 1000) - 1 })
+        .where('id', '=', upload.id)
+        .execute();
+      await t.services.uploads.expire(upload.id);
+      // The writer was asked to let go, and did, while the client was still sending.
+      const outcome = await Promise.race([ended, new Promise<string>((resolve) => setTimeout(() => resolve('still writing'), 3_000))]);
+      expect(outcome).not.toBe('still writing');
+      expect(fs.existsSync(bytesOf(upload.id))).toBe(false);
+    } finally {
+      clearInterval(writer);
+      req.destroy();
+    }
+    expect((await tusRequest(upload.url, 'HEAD')).status).toBe(410);
+    expect(fs.existsSync(bytesOf(upload.id))).toBe(false);
   });
 });

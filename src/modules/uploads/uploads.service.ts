@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
+import type { Locker } from '@tus/utils';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { sameSecret } from '../../lib/constant-time.ts';
@@ -54,6 +55,7 @@ export class UploadsService implements UploadedSources {
     private readonly videos: VideosService,
     private readonly bytes: UploadBytes,
     private readonly media: Media,
+    private readonly locker: Locker,
     private readonly options: UploadsOptions,
   ) {}
 
@@ -129,6 +131,8 @@ export class UploadsService implements UploadedSources {
       if (await this.repo.moveStatus(id, 'complete', { status: 'discarded' })) await this.removeBytes(id);
       return;
     }
+    // A retry of an expiry whose removal could not yet take the upload from its writer.
+    if (row.status === 'expired') return this.removeBytesOfWriter(id);
     if (row.status !== 'pending') return;
     const left = row.expires_at - nowSeconds();
     if (left > 0) {
@@ -141,7 +145,22 @@ export class UploadsService implements UploadedSources {
         await this.videos.uploadFailed(trx, moved.video_id, `The upload expired before its last byte arrived (after ${this.options.expiryHours} h)`);
       }
     });
-    await this.removeBytes(id);
+    await this.removeBytesOfWriter(id);
+  }
+
+  /**
+   * Removes the bytes of an upload a PATCH may still be writing (on any node): the upload's lock is
+   * taken first, which asks that request to end, so that nothing is written after the removal. Not
+   * getting it (a writer that does not let go) throws, and the job's retry removes them later.
+   */
+  private async removeBytesOfWriter(id: string): Promise<void> {
+    const lock = this.locker.newLock(id);
+    await lock.lock(AbortSignal.timeout(60_000), () => Promise.resolve());
+    try {
+      await this.removeBytes(id);
+    } finally {
+      await lock.unlock();
+    }
   }
 
   /** Whether a finished upload's video still waits to be processed from it. */
