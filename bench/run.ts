@@ -22,6 +22,7 @@ import autocannon, { type Result } from 'autocannon';
 import pg from 'pg';
 import { runMediaBench } from './media.ts';
 import { printLiveBench, runLiveBench } from './live.ts';
+import { printGlassBench, runGlassBench } from './live-glass.ts';
 import { runStorageBench } from './storage.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -183,7 +184,7 @@ async function main() {
   // `target`: the issue's targets apply (SQLite); the PostgreSQL row is printed for information.
   const rows: Array<{ m: Measurement; ratio: number | null; target: boolean }> = [];
   let failed = false;
-  // BENCH_ONLY=api|media|live|storage runs one part; by default all run, one after the other.
+  // BENCH_ONLY=api|media|live|glass|storage runs one part; by default all run, one after the other.
   const only = process.env.BENCH_ONLY;
   try {
     if (only && only !== 'api') return void (await runMediaAndLive(only));
@@ -263,6 +264,11 @@ async function runMediaAndLive(only?: string): Promise<boolean> {
     const live = await runLiveBench();
     printLiveBench(live);
     ok = live.pass && ok;
+  }
+  if (!only || only === 'live' || only === 'glass') {
+    const glass = await runGlassBench();
+    printGlassBench(glass);
+    ok = glass.pass && ok;
   }
   if (!ok && process.env.BENCH_STRICT === '1') process.exitCode = 1;
   return ok;

@@ -133,6 +133,8 @@
   var chapterButtons = /** @type {HTMLElement[]} */ (Array.prototype.slice.call(document.querySelectorAll('.rb-chapters [data-chapter]')));
   var accent = /^[0-9a-f]{3}([0-9a-f]{3})?$/i.test(settings.color || '') ? '#' + settings.color : '#2d6cdf';
   var HLS_TYPE = 'application/vnd.apple.mpegurl';
+  /** Segments a live viewer plays behind the newest one listed (glass-to-playback ≈ HOLD_BACK + 0.6 segment). */
+  var HOLD_BACK = 1.5;
 
   var current = 0;
   /** Bumped by every start of a chapter's media: callbacks of an earlier one are ignored. */
@@ -621,6 +623,11 @@
       capLevelToPlayerSize: true,
       startPosition: startAt > 0 ? startAt : -1,
       liveDurationInfinity: live,
+      // Live: HOLD_BACK segments behind the newest (hls.js's default is 3), and a slightly faster pace
+      // when the player falls behind that, rather than a jump (docs/watch.md, "Live latency").
+      liveSyncDurationCount: HOLD_BACK,
+      liveMaxLatencyDurationCount: HOLD_BACK + 4,
+      maxLiveSyncPlaybackRate: 1.1,
     });
     hls = instance;
     var mediaRecoveries = 0;
