@@ -15,7 +15,7 @@ import { markDocsPublic, registerOpenApi } from './http/openapi.ts';
 import { addRouteHook, addRouteStep } from './http/route-hooks.ts';
 import { parseQueryString, registerRequestParsing, stripJsonSuffix } from './http/request-parsing.ts';
 import { registerRateLimits } from './http/rate-limit.ts';
-import { registerValidation } from './http/validation.ts';
+import { lazySerializers, registerValidation } from './http/validation.ts';
 import { withRequestDeadlines } from './http/request-deadlines.ts';
 import tusRoutes, { isTusRequest } from './modules/uploads/tus.routes.ts';
 import { dashboardModules } from './modules/index.ts';
@@ -48,6 +48,7 @@ export async function buildApp({ config, database, logStream, container = create
     rewriteUrl: (req) => stripJsonSuffix(req.url ?? '/'),
     frameworkErrors: (error, request, reply) => void frameworkErrors(error, request, reply),
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true },
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
     // Bodies have deadlines of their own (src/http/request-deadlines.ts: long uploads only must not
     // stall); headers must arrive within REQUEST_TIMEOUT_SECONDS, checked every second.
     serverFactory: (handler) =>

@@ -1,7 +1,10 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type * as IoRedis from 'ioredis';
+import { whenUsed } from '../lib/when-used.ts';
 import { AppError } from '../lib/errors.ts';
+
+const ioredis = whenUsed<typeof IoRedis>('ioredis');
 
 export type RateLimitBackend = { redisUrl: string } | { store: new () => object };
 
@@ -14,7 +17,7 @@ export async function registerRateLimits(app: FastifyInstance, backend: RateLimi
   if ('redisUrl' in backend) {
     // No offline queue: while Redis is unreachable a count fails at once (and the request goes on, unlimited)
     // instead of waiting for a reconnection.
-    const redis = new Redis(backend.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: false, lazyConnect: false });
+    const redis = new (ioredis().Redis)(backend.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: false, lazyConnect: false });
     // ioredis reconnects by itself; an outage is logged once a minute rather than at every attempt.
     let loggedAt = 0;
     redis.on('error', (err: Error) => {

@@ -1,5 +1,8 @@
 import { stringify } from 'csv-stringify/sync';
-import ExcelJS from 'exceljs';
+import type ExcelJSModule from 'exceljs';
+import { whenUsed } from '../lib/when-used.ts';
+
+const excel = whenUsed<typeof ExcelJSModule>('exceljs');
 
 /** One row per item, one column per field; nested objects become `a.b` columns, arrays JSON text. */
 export function flatten(item: unknown, prefix = '', out: Record<string, unknown> = {}): Record<string, unknown> {
@@ -54,7 +57,7 @@ export function toCsv(items: unknown[]): string {
 /** Strings are written as text cells (exceljs makes a formula only of a `{ formula }` value): no quote needed. */
 export async function toXlsx(items: unknown[], sheetName = 'items'): Promise<Buffer> {
   const { columns, rows } = table(items);
-  const workbook = new ExcelJS.Workbook();
+  const workbook = new (excel().Workbook)();
   const sheet = workbook.addWorksheet(sheetName.slice(0, 31));
   sheet.addRow(columns);
   for (const r of rows) sheet.addRow(r.map(cell));

@@ -1,5 +1,8 @@
-import nodemailer from 'nodemailer';
+import type nodemailerModule from 'nodemailer';
+import { whenUsed } from '../lib/when-used.ts';
 import { MailDeliveryError, type DeliveredMail, type Mailer, type OutgoingMail, type Sender } from './mailer.ts';
+
+const nodemailer = whenUsed<typeof nodemailerModule>('nodemailer');
 
 /**
  * SMTP through nodemailer. Options in the URL's query (e.g. `?requireTLS=true`) override the timeouts
@@ -13,7 +16,7 @@ export class SmtpMailer implements Mailer {
     url: string,
     private readonly sender: Sender,
   ) {
-    this.transporter = nodemailer.createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
+    this.transporter = nodemailer().createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
   }
 
   async send(mail: OutgoingMail): Promise<DeliveredMail> {

@@ -1,12 +1,18 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type * as S3 from '@aws-sdk/client-s3';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
+import type * as S3Storage from '@aws-sdk/lib-storage';
+import type * as S3Presigner from '@aws-sdk/s3-request-presigner';
+import { whenUsed } from '../lib/when-used.ts';
 import type { S3Location } from '../lib/storage-url.ts';
 import { contentTypeOf } from './content-types.ts';
 import { InvalidKeyError, isValidKey, type ByteRange, type FileStore, type StoredFile } from './file-store.ts';
+
+const sdk = whenUsed<typeof S3>('@aws-sdk/client-s3');
+const storage = whenUsed<typeof S3Storage>('@aws-sdk/lib-storage');
+const presigner = whenUsed<typeof S3Presigner>('@aws-sdk/s3-request-presigner');
 
 export interface S3StoreOptions {
   client: S3ClientConfig;
@@ -44,7 +50,7 @@ export class S3FileStore implements FileStore {
   private readonly stats = new Map<string, { value: StoredFile; until: number }>();
 
   constructor(options: S3StoreOptions) {
-    this.client = new S3Client(options.client);
+    this.client = new (sdk().S3Client)(options.client);
     this.bucket = options.location.bucket;
     this.prefix = options.location.prefix;
     this.redirectSeconds = options.redirectSeconds;
@@ -60,7 +66,7 @@ export class S3FileStore implements FileStore {
   async put(key: string, from: string | Readable): Promise<StoredFile> {
     const Key = this.objectKey(key);
     const Body = typeof from === 'string' ? fs.createReadStream(from) : from;
-    const upload = new Upload({
+    const upload = new (storage().Upload)({
       client: this.client,
       params: { Bucket: this.bucket, Key, Body, ContentType: contentTypeOf(key) },
       partSize: 8 * 1024 * 1024,
@@ -79,7 +85,7 @@ export class S3FileStore implements FileStore {
   async createReadStream(key: string, range?: ByteRange): Promise<Readable> {
     try {
       const out = await this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+        new (sdk().GetObjectCommand)({ Bucket: this.bucket, Key: this.objectKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
       );
       return out.Body as Readable;
     } catch (err) {
@@ -99,7 +105,7 @@ export class S3FileStore implements FileStore {
     const cached = this.stats.get(key);
     if (cached && cached.until > Date.now()) return cached.value;
     try {
-      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }));
+      const head = await this.client.send(new (sdk().HeadObjectCommand)({ Bucket: this.bucket, Key }));
       const value = { size: head.ContentLength ?? 0, modifiedMs: head.LastModified?.getTime() ?? 0 };
       if (key.startsWith('videos/')) {
         if (this.stats.size >= STAT_CACHE_SIZE) this.stats.delete(this.stats.keys().next().value!);
@@ -118,13 +124,13 @@ export class S3FileStore implements FileStore {
     const keys = [base];
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: `${base}/`, ContinuationToken: token }));
+      const page = await this.client.send(new (sdk().ListObjectsV2Command)({ Bucket: this.bucket, Prefix: `${base}/`, ContinuationToken: token }));
       for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
     for (let i = 0; i < keys.length; i += 1000) {
       const batch = keys.slice(i, i + 1000).map((Key) => ({ Key }));
-      const out = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch, Quiet: true } }));
+      const out = await this.client.send(new (sdk().DeleteObjectsCommand)({ Bucket: this.bucket, Delete: { Objects: batch, Quiet: true } }));
       const failed = (out.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
       if (failed.length > 0) throw new Error(`Deleting ${prefix} failed for ${failed.length} objects: ${failed[0].Code} ${failed[0].Message}`);
     }
@@ -134,6 +140,6 @@ export class S3FileStore implements FileStore {
   deliveryUrl?: (key: string) => Promise<string>;
 
   presign(key: string, seconds: number): Promise<string> {
-    return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }), { expiresIn: seconds });
+    return presigner().getSignedUrl(this.client, new (sdk().GetObjectCommand)({ Bucket: this.bucket, Key: this.objectKey(key) }), { expiresIn: seconds });
   }
 }

@@ -1,10 +1,14 @@
 import type { Readable } from 'node:stream';
 import { FileStore } from '@tus/file-store';
-import { DeleteObjectsCommand, S3Client } from '@aws-sdk/client-s3';
-import { S3Store } from '@tus/s3-store';
+import type * as S3 from '@aws-sdk/client-s3';
+import type * as TusS3 from '@tus/s3-store';
 import type { DataStore } from '@tus/utils';
 import type { Config } from '../../config.ts';
 import { storageClientConfig } from '../../media/media.ts';
+import { whenUsed } from '../../lib/when-used.ts';
+
+const sdk = whenUsed<typeof S3>('@aws-sdk/client-s3');
+const tusS3 = whenUsed<typeof TusS3>('@tus/s3-store');
 
 /**
  * Where unfinished uploads' bytes live, as the uploads area sees them: by the upload's id. The tus
@@ -44,15 +48,19 @@ export function createUploadBytes(config: Config): UploadBytes {
   let remove = (fileId: string) => datastore.remove(fileId);
   if (config.storage.kind === 's3') {
     const bucket = config.storage.location.bucket;
-    datastore = new S3Store({ partSize: 8 * 1024 * 1024, expirationPeriodInMilliseconds, s3ClientConfig: { ...storageClientConfig(config), bucket } });
+    datastore = new (tusS3().S3Store)({
+      partSize: 8 * 1024 * 1024,
+      expirationPeriodInMilliseconds,
+      s3ClientConfig: { ...storageClientConfig(config), bucket },
+    });
     prefix = `${config.storage.location.prefix ? `${config.storage.location.prefix}/` : ''}tus/`;
-    const client = new S3Client(storageClientConfig(config));
+    const client = new (sdk().S3Client)(storageClientConfig(config));
     // @tus/s3-store's remove stops at the abort of a multipart upload that completed (S3 answers
     // NoSuchUpload) and leaves the object: a finished upload's objects are deleted here.
     remove = async (fileId) => {
       await datastore.remove(fileId).catch(() => {});
       const Objects = [fileId, `${fileId}.info`, `${fileId}.part`].map((Key) => ({ Key }));
-      await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects, Quiet: true } }));
+      await client.send(new (sdk().DeleteObjectsCommand)({ Bucket: bucket, Delete: { Objects, Quiet: true } }));
     };
   } else {
     datastore = new UploadFileStore({ directory: config.uploads.dir, expirationPeriodInMilliseconds });
