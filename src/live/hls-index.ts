@@ -1,5 +1,4 @@
-import { Readable } from 'node:stream';
-import type { FileStore } from '../media/file-store.ts';
+import { putSmall, readSmall, type FileStore } from '../media/file-store.ts';
 import type { PartPlaylist, Segment } from './hls-playlist.ts';
 import { partIndexKey, partName, SEGMENT_NAME } from './paths.ts';
 
@@ -17,13 +16,7 @@ export interface PartIndex {
 
 export async function writePartIndex(store: FileStore, playerUuid: string, part: string, index: PartIndex): Promise<void> {
   const body = Buffer.from(JSON.stringify({ segments: index.segments, ended: index.ended }));
-  await store.put(partIndexKey(playerUuid, part), Readable.from([body]));
-}
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks);
+  await putSmall(store, partIndexKey(playerUuid, part), body);
 }
 
 const isMissing = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code === 'ENOENT';
@@ -49,7 +42,7 @@ function parseIndex(text: string): PartIndex {
 export async function readPart(store: FileStore, playerUuid: string, name: string): Promise<PartPlaylist | null> {
   let body: Buffer;
   try {
-    body = await readAll(await store.createReadStream(partIndexKey(playerUuid, name)));
+    body = await readSmall(store, partIndexKey(playerUuid, name));
   } catch (err) {
     if (isMissing(err)) return null;
     throw err;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 /** What is known of a stored file. */
@@ -41,6 +41,18 @@ export interface FileStore {
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** A key is 1..16 segments of [A-Za-z0-9._-], none starting with a dot: no `..`, no absolute paths. */
+/** Stores a small file held in memory (a playlist index, a caption). */
+export function putSmall(store: FileStore, key: string, body: Buffer | string): Promise<StoredFile> {
+  return store.put(key, Readable.from([typeof body === 'string' ? Buffer.from(body, 'utf8') : body]));
+}
+
+/** A small file's whole content, read through the store (it throws ENOENT when there is none). */
+export async function readSmall(store: FileStore, key: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await store.createReadStream(key)) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks);
+}
+
 export function isValidKey(key: string): boolean {
   if (key.length === 0 || key.length > 1024) return false;
   const segments = key.split('/');

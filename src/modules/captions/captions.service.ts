@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { Kysely, Updateable } from 'kysely';
 import { lockOrganization, isUniqueViolation } from '../../db/dialect.ts';
 import type { CaptionsTable, DB } from '../../db/schema.ts';
@@ -6,7 +5,7 @@ import { AppError, invalidField, notFound } from '../../lib/errors.ts';
 import type { Listing, Page } from '../../lib/paging.ts';
 import { enqueue, type JobPayload } from '../job-kinds.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import type { FileStore } from '../../media/file-store.ts';
+import { putSmall, readSmall, type FileStore } from '../../media/file-store.ts';
 import type { UrlSigner } from '../../media/signed-urls.ts';
 import type { IpRangesService } from '../ip-ranges/ip-ranges.service.ts';
 import { enqueueDelete, videoPrefix } from '../videos/video-jobs.ts';
@@ -122,16 +121,14 @@ export class CaptionsService {
   private async stored(row: CaptionRow, videoUuid: string, processed: ProcessedCaption): Promise<Updateable<CaptionsTable>> {
     if (processed.vtt === null) return processed.columns;
     const key = fileKeyOf(videoUuid, row);
-    await this.store.put(key, Readable.from([Buffer.from(processed.vtt, 'utf8')]));
+    await putSmall(this.store, key, processed.vtt);
     return { ...processed.columns, file_key: key, content: null };
   }
 
   /** The caption's WebVTT text: from the store, or from the row for a caption written before files moved there. */
   private async vttOf(row: CaptionRow): Promise<string | null> {
     if (row.file_key === null) return row.content;
-    const chunks: Buffer[] = [];
-    for await (const chunk of await this.store.createReadStream(row.file_key)) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
+    return (await readSmall(this.store, row.file_key)).toString('utf8');
   }
 
   /** The public path of a caption file (signed URLs point there). */
@@ -427,7 +424,7 @@ export class CaptionsService {
         const video = await this.videos.find(row.organization_id, row.video_id);
         if (!video) continue;
         const key = fileKeyOf(video.uuid, row);
-        await this.store.put(key, Readable.from([Buffer.from(row.content!, 'utf8')]));
+        await putSmall(this.store, key, row.content!);
         if (await this.captions.moveContent(row.id, row.revision, key)) progress++;
       }
       moved += progress;

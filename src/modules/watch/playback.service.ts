@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { isValidKey } from '../../media/file-store.ts';
+import { isValidKey, readSmall } from '../../media/file-store.ts';
 import { subtitlePlaylist, withSubtitles } from '../../media/hls.ts';
 import type { Media } from '../../media/media.ts';
 import { servedFile, type ServedFile } from '../../media/served-file.ts';
@@ -89,8 +89,6 @@ export class PlaybackService {
     const player = await this.admit(uuid, grant, ip);
     const video = (await this.videosOf(player)).find((v) => key.startsWith(`videos/${v.uuid}/`));
     if (!video || !isValidKey(key) || !(await this.media.store.stat(key))) throw notFound('file');
-    const chunks: Buffer[] = [];
-    for await (const chunk of await this.media.store.createReadStream(key)) chunks.push(chunk as Buffer);
     const tracks = (await this.captions.published(player.organization_id, video.id)).map((c) => ({
       name: c.localized_language_name || c.formatted_language_name || c.language,
       language: c.language,
@@ -98,7 +96,7 @@ export class PlaybackService {
       uri: `../../../../../captions/${c.id}.m3u8`,
       default: c.is_default,
     }));
-    return withSubtitles(Buffer.concat(chunks).toString('utf8'), tracks);
+    return withSubtitles((await readSmall(this.media.store, key)).toString('utf8'), tracks);
   }
 
   /** A subtitles media playlist of a published caption: its WebVTT file for the whole video. */
