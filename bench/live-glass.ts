@@ -12,17 +12,10 @@
  * GLASS_BENCH_SEGMENT (default 1).
  */
 import { spawn } from 'node:child_process';
-import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { createContainer } from '../src/container.ts';
-import { LiveIngest } from '../src/modules/live/live-ingest.ts';
-import { freePort } from '../test/helpers/processes.ts';
+import { startLiveServer } from './live-server.ts';
 
 const WIDTH = 640;
 const HEIGHT = 360;
@@ -147,41 +140,19 @@ export async function runGlassBench({
   warmup = Number(process.env.GLASS_BENCH_WARMUP ?? 8),
   segment = Number(process.env.GLASS_BENCH_SEGMENT ?? 1) as 1 | 4 | 10,
 }: Partial<GlassOptions> = {}): Promise<GlassResult> {
-  const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'reelbase-glass-bench-'));
-  const [httpPort, rtmpPort] = [await freePort(), await freePort()];
-  const config = loadConfig({
-    LOG_LEVEL: 'silent',
-    DATA_DIR: dataDir,
-    PUBLIC_URL: `http://127.0.0.1:${httpPort}`,
-    SIGNING_SECRET: 'glass-bench-signing-secret-0123456789',
-    RTMP_PORT: String(rtmpPort),
-    INGEST_HOST: '127.0.0.1',
-  });
-  const database = openDatabase({ sqlitePath: path.join(dataDir, 'bench.sqlite') });
-  await migrateToLatest(database.db);
-  const container = createContainer({ config, database });
-  const app = await buildApp({ config, database, container });
-  await app.listen({ host: '127.0.0.1', port: httpPort });
-  const ingest = new LiveIngest(config, container.services.liveState, container.media);
-  await ingest.start();
+  const server = await startLiveServer('glass', { listen: true });
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--autoplay-policy=no-user-gesture-required'],
   });
   let publisher: { stop(): Promise<void> } | null = null;
   try {
-    const { organization } = await container.services.organizations.createWithOwner('Glass bench');
-    const auth = { tokenId: 0, organizationId: organization.id, userId: null, role: 'owner' as const };
-    const live = container.services.live;
-    const { stream_instance_id: id } = await live.create(auth, organization.id, {
-      video_options: { video_name: 'glass', description: '', stream_tags: [], segment_length: segment, dvr_enabled: false, disable_notifications: true },
-    });
-    const d = (await live.get(auth, organization.id, id)).instance_details;
-    publisher = clockPublisher(config.ffmpegPath, `${d.ingest_url}/${d.stream_key}`);
+    const { details: d } = await server.createInstance({ name: 'glass', segmentLength: segment, dvr: false });
+    publisher = clockPublisher(server.config.ffmpegPath, `${d.ingest_url}/${d.stream_key}`);
 
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     // The page polls until the broadcast is on air, then plays by itself.
-    await page.goto(`http://127.0.0.1:${httpPort}/watch/${d.player_uuid}`);
+    await page.goto(`${server.config.publicUrl}/watch/${d.player_uuid}`);
     await page.evaluate(() => {
       const video = document.querySelector('video')!;
       video.muted = true;
@@ -210,10 +181,7 @@ export async function runGlassBench({
   } finally {
     await publisher?.stop();
     await browser.close();
-    await ingest.stop();
-    await app.close();
-    await database.destroy();
-    await fsp.rm(dataDir, { recursive: true, force: true });
+    await server.close();
   }
 }
 

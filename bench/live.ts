@@ -21,20 +21,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { createContainer } from '../src/container.ts';
 import { readPart } from '../src/live/hls-index.ts';
+import { startLiveServer } from './live-server.ts';
 import { parseMediaPlaylist } from '../src/live/hls-playlist.ts';
 import { buildRecording } from '../src/live/recording.ts';
-import { LiveIngest } from '../src/modules/live/live-ingest.ts';
 
 const self = fileURLToPath(import.meta.url);
 const SEGMENTS = (process.env.LIVE_BENCH_SEGMENTS ?? '1,4')
@@ -74,14 +67,6 @@ export interface LiveBenchResult {
   cores: number;
   results: LiveBenchSegmentResult[];
   pass: boolean;
-}
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 /** CPU seconds of a command, exactly: the shell that waited for it reports its children's times. */
@@ -151,40 +136,12 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.le
 const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 
 async function benchOne(segmentLength: number): Promise<LiveBenchSegmentResult> {
-  const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'reelbase-live-bench-'));
-  const port = await freePort();
-  const config = loadConfig({
-    LOG_LEVEL: 'silent',
-    DATA_DIR: dataDir,
-    PUBLIC_URL: 'http://bench.test',
-    SIGNING_SECRET: 'live-bench-signing-secret-0123456789',
-    RTMP_PORT: String(port),
-    INGEST_HOST: '127.0.0.1',
-    LIVE_RECONNECT_WINDOW_SECONDS: '1',
-    LIVE_HEALTH_INTERVAL_SECONDS: '5',
-  });
-  const database = openDatabase({ sqlitePath: path.join(dataDir, 'bench.sqlite') });
-  await migrateToLatest(database.db);
-  const container = createContainer({ config, database });
-  const app = await buildApp({ config, database, container });
-  const ingest = new LiveIngest(config, container.services.liveState, container.media);
+  const server = await startLiveServer('live', { env: { LIVE_RECONNECT_WINDOW_SECONDS: '1', LIVE_HEALTH_INTERVAL_SECONDS: '5' } });
+  const { config, container, app, ingest } = server;
+  const dataDir = config.dataDir;
   const store = container.media.store;
-  await ingest.start();
   try {
-    const { organization } = await container.services.organizations.createWithOwner('Live bench');
-    const service = container.services.live;
-    const auth = { tokenId: 0, organizationId: organization.id, userId: null, role: 'owner' as const };
-    const { stream_instance_id: id } = await service.create(auth, organization.id, {
-      video_options: {
-        video_name: 'bench',
-        description: '',
-        stream_tags: [],
-        segment_length: segmentLength as 1 | 4 | 10,
-        dvr_enabled: true,
-        disable_notifications: true,
-      },
-    });
-    const d = (await service.get(auth, organization.id, id)).instance_details;
+    const { id, details: d } = await server.createInstance({ name: 'bench', segmentLength: segmentLength as 1 | 4 | 10, dvr: true });
     const seconds = Number(process.env.LIVE_BENCH_SECONDS ?? segmentLength * 4 + 4);
 
     await sleep(2000); // let start-up work (JIT, GC) settle before measuring idle
@@ -310,10 +267,7 @@ async function benchOne(segmentLength: number): Promise<LiveBenchSegmentResult> 
       pass: first.length > 0 && latencyRatio <= TARGET_LATENCY_RATIO && remuxShare <= TARGET_REMUX_SHARE,
     };
   } finally {
-    await ingest.stop();
-    await app.close();
-    await database.destroy();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await server.close();
   }
 }
 
