@@ -19,12 +19,13 @@
  * Knobs: LIVE_BENCH_SEGMENTS (default "1,4"), LIVE_BENCH_SECONDS (default: 4 segments + 4 s).
  * BENCH_STRICT=1 exits 1 on FAIL when run directly.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readPart } from '../src/live/hls-index.ts';
+import { publish } from '../test/helpers/rtmp.ts';
 import { startLiveServer } from './live-server.ts';
 import { parseMediaPlaylist } from '../src/live/hls-playlist.ts';
 import { buildRecording } from '../src/live/recording.ts';
@@ -87,51 +88,6 @@ function childCpu(binary: string, args: string[]): Promise<number> {
   });
 }
 
-function publisher(ffmpegPath: string, url: string, seconds: number): ChildProcess {
-  return spawn(
-    ffmpegPath,
-    [
-      '-hide_banner',
-      '-loglevel',
-      'error',
-      '-nostdin',
-      '-re',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc=size=640x360:rate=30',
-      '-f',
-      'lavfi',
-      '-i',
-      'sine=frequency=440:sample_rate=44100',
-      '-t',
-      String(seconds),
-      '-c:v',
-      'libx264',
-      '-preset',
-      'ultrafast',
-      '-tune',
-      'zerolatency',
-      '-pix_fmt',
-      'yuv420p',
-      '-g',
-      '30',
-      '-keyint_min',
-      '30',
-      '-b:v',
-      '800k',
-      '-c:a',
-      'aac',
-      '-b:a',
-      '96k',
-      '-f',
-      'flv',
-      url,
-    ],
-    { stdio: 'ignore' },
-  );
-}
-
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 
@@ -151,7 +107,7 @@ async function benchOne(segmentLength: number): Promise<LiveBenchSegmentResult> 
     const idleUsage = process.cpuUsage(idleFrom);
     const idleNode = (idleUsage.user + idleUsage.system) / 1e6 / ((Date.now() - idleStart) / 1000);
     const cpuBefore = process.cpuUsage();
-    const pub = publisher(config.ffmpegPath, `${d.ingest_url}/${d.stream_key}`, seconds);
+    const pub = publish(config.ffmpegPath, `${d.ingest_url}/${d.stream_key}`, seconds, { kbps: 800, constant: false }).proc;
     const exited = new Promise((r) => pub.once('exit', r));
     // The viewers' playlist is composed, on each request and by any process, from the part's index in
     // the file store: a segment is listed from the moment that index (renamed into place by the local

@@ -40,8 +40,16 @@ export function killPublishers(): void {
   for (const p of running) p.kill('SIGKILL');
 }
 
-/** ffmpeg -re: testsrc 640x360 at 30 fps, H.264 at a constant 500 kb/s (keyframe every second) + AAC sine. */
-export function publish(ffmpegPath: string, url: string, seconds: number): Publisher {
+/**
+ * ffmpeg -re: testsrc 640x360 at 30 fps, H.264 (keyframe every second) + AAC sine. By default at a
+ * constant 500 kb/s; `rate: { kbps, constant: false }` for an average rate instead (the live bench's).
+ */
+export function publish(
+  ffmpegPath: string,
+  url: string,
+  seconds: number,
+  rate: { kbps: number; constant: boolean } = { kbps: 500, constant: true },
+): Publisher {
   const started = Date.now();
   const args = [
     '-hide_banner',
@@ -72,15 +80,8 @@ export function publish(ffmpegPath: string, url: string, seconds: number): Publi
     '-keyint_min',
     '30',
     '-b:v',
-    '500k',
-    '-minrate',
-    '500k',
-    '-maxrate',
-    '500k',
-    '-bufsize',
-    '500k',
-    '-x264-params',
-    'nal-hrd=cbr',
+    `${rate.kbps}k`,
+    ...(rate.constant ? ['-minrate', `${rate.kbps}k`, '-maxrate', `${rate.kbps}k`, '-bufsize', `${rate.kbps}k`, '-x264-params', 'nal-hrd=cbr'] : []),
     '-c:a',
     'aac',
     '-b:a',
