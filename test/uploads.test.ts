@@ -76,6 +76,13 @@ describe.each(dialects)('direct uploads on %s', (dialect) => {
   const video = async (id: number) => (await org.api.get(`${P}/videos/${id}`)).body;
   const uploadsDir = () => t.config.uploads.dir;
   const bytesOf = (id: string) => path.join(uploadsDir(), id);
+  /** Time passes: the upload's expiry is now behind it. */
+  const expiryPassed = (id: string) =>
+    t.database.db
+      .updateTable('uploads')
+      .set({ expires_at: Math.floor(Date.now() / 1000) - 1 })
+      .where('id', '=', id)
+      .execute();
 
   beforeAll(async () => {
     port = await freePort();
@@ -213,11 +220,7 @@ describe.each(dialects)('direct uploads on %s', (dialect) => {
     expect((await tusUpload(await fsp.readFile(media.small), { endpoint: upload.url })).outcome).toBe('done');
     expect((await org.api.delete(`${P}/videos/${upload.video_id}`)).status).toBe(200);
     await t.database.db.updateTable('jobs').set({ status: 'done' }).where('type', '=', 'video.process').where('status', '=', 'queued').execute();
-    await t.database.db
-      .updateTable('uploads')
-      .set({ expires_at: Math.floor(Date.now() / 1000) - 1 })
-      .where('id', '=', upload.id)
-      .execute();
+    await expiryPassed(upload.id);
     await t.services.uploads.expire(upload.id);
     expect(fs.existsSync(bytesOf(upload.id))).toBe(false);
 
@@ -267,11 +270,7 @@ describe.each(dialects)('direct uploads on %s', (dialect) => {
     expect(partial.outcome).toBe('stopped');
     expect(fs.existsSync(bytesOf(upload.id))).toBe(true);
     // Time passes: the expiry is now, and its job (queued at creation) runs.
-    await t.database.db
-      .updateTable('uploads')
-      .set({ expires_at: Math.floor(Date.now() / 1000) - 1 })
-      .where('id', '=', upload.id)
-      .execute();
+    await expiryPassed(upload.id);
     await t.database.db.updateTable('jobs').set({ run_at: Date.now() }).where('type', '=', 'upload.expire').execute();
     await settle(runner, t.database.db);
     expect((await tusRequest(upload.url, 'HEAD')).status).toBe(410);
@@ -305,11 +304,7 @@ describe.each(dialects)('direct uploads on %s', (dialect) => {
         expect(Date.now()).toBeLessThan(deadline);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      await t.database.db
-        .updateTable('uploads')
-        .set({ expires_at: Math.floor(Date.now() / 1000) - 1 })
-        .where('id', '=', upload.id)
-        .execute();
+      await expiryPassed(upload.id);
       await t.services.uploads.expire(upload.id);
       // The writer was asked to let go, and did, while the client was still sending.
       const outcome = await Promise.race([ended, new Promise<string>((resolve) => setTimeout(() => resolve('still writing'), 3_000))]);
