@@ -34,11 +34,8 @@ function frame(clock: number, n: number): Buffer {
   const y = Buffer.alloc(WIDTH * HEIGHT, 40);
   const uv = Buffer.alloc((WIDTH * HEIGHT) / 2, 128);
   for (let bit = 0; bit < BITS; bit++) {
-    if (((clock >>> bit) & 1) === 0) {
-      for (let row = 8; row < 8 + BLOCK_H; row++) y.fill(16, row * WIDTH + BAND_X + bit * BLOCK_W, row * WIDTH + BAND_X + (bit + 1) * BLOCK_W);
-    } else {
-      for (let row = 8; row < 8 + BLOCK_H; row++) y.fill(235, row * WIDTH + BAND_X + bit * BLOCK_W, row * WIDTH + BAND_X + (bit + 1) * BLOCK_W);
-    }
+    const luma = (clock >>> bit) & 1 ? 235 : 16;
+    for (let row = 8; row < 8 + BLOCK_H; row++) y.fill(luma, row * WIDTH + BAND_X + bit * BLOCK_W, row * WIDTH + BAND_X + (bit + 1) * BLOCK_W);
   }
   const x = (n * 8) % WIDTH;
   for (let row = 120; row < 300; row++) y.fill(200, row * WIDTH + x, row * WIDTH + Math.min(WIDTH, x + 40));
