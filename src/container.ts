@@ -137,6 +137,7 @@ export function createContainer({ config, database, mailer = createMailer(config
   const audience = new Audience(ipRanges);
   const grants = new PlaybackGrants(config.signingSecret!);
   const livePlayback = new LivePlaybackService(media.store, r.live);
+  const watchPages = new WatchPageService(config, embed, players, events, videoMedia, captions, thumbnails, r.live, grants);
   const playerVideos = new PlayerVideosService(db, videos, r.players, r.chapters, players);
   const uploadBytes = createUploadBytes(config);
   // One writer per upload across every API process, and the expiry takes the upload from its writer.
@@ -188,16 +189,8 @@ export function createContainer({ config, database, mailer = createMailer(config
     users: new UsersService(db, r.users, r.tokens, allotments),
     videoMedia,
     videos,
-    watch: new WatchService(
-      config,
-      r.watch,
-      new WatchPageService(config, embed, players, events, videoMedia, captions, thumbnails, r.live),
-      audience,
-      new AccessCodes(config.signingSecret!),
-      embed,
-      grants,
-    ),
-    playback: new PlaybackService(r.watch, grants, audience, players, captions, livePlayback, media, thumbnails),
+    watch: new WatchService(config, r.watch, watchPages, audience, new AccessCodes(config.signingSecret!), embed, grants),
+    playback: new PlaybackService(r.watch, grants, audience, players, captions, livePlayback, media, thumbnails, watchPages),
     viewerReports: new ViewerReportsService(db, r.watch, players, audience, webhooks, embed),
     webhooks,
   };

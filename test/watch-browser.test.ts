@@ -588,6 +588,57 @@ describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
     }
   });
 
+  it('plays a chapter up to a gate at a later second from a stream cut there, then on from the same point once an address is given', async () => {
+    const player = await ladderPlayer();
+    const gate = await org.api.post(`${P}/events`, {
+      event_type: 'simple_email',
+      chapter_id: player.chapters_attributes[0].id,
+      second: 2,
+      closeable: false,
+      html: '<form data-reelbase-event="email_gate"><input type="email" name="email" aria-label="Email"><button type="submit">Watch</button></form>',
+    });
+    expect(gate.status, gate.raw).toBe(201);
+    const { page, problems } = await open(`${base}/watch/${player.uuid}`);
+    try {
+      // No MP4 file of the chapter: only its stream, which ends at the gate's segment.
+      expect(await page.content()).not.toMatch(/\.mp4/);
+      await page.waitForFunction(() => document.querySelector('[data-reelbase-player]')!.getAttribute('data-engine'));
+      await page.evaluate(() =>
+        document
+          .querySelector('video')!
+          .play()
+          .catch(() => {}),
+      );
+      const overlay = page.locator(`.rb-overlay[data-event-id="${gate.body.id}"]`);
+      await overlay.waitFor({ timeout: 15_000 });
+      await page.waitForTimeout(300);
+      const held = await page.evaluate(() => ({ paused: document.querySelector('video')!.paused, at: document.querySelector('video')!.currentTime }));
+      expect(held.paused).toBe(true);
+      expect(held.at).toBeGreaterThanOrEqual(1.9);
+      expect(held.at).toBeLessThan(3);
+      const frame = page.frameLocator(`.rb-overlay[data-event-id="${gate.body.id}"] iframe`);
+      await frame.locator('input[type=email]').fill('viewer@example.com');
+      await frame.locator('button[type=submit]').click();
+      await overlay.waitFor({ state: 'detached', timeout: 5_000 });
+      // On from where it held (not from the start), past the end of the cut stream (its first segment ends near 4 s).
+      await page.evaluate(() => {
+        const video = document.querySelector('video')!;
+        (window as any).earliest = Infinity;
+        // The new stream's element reads 0 until it seeks: a start from 0 would show times in between.
+        video.addEventListener('timeupdate', () => {
+          if (video.currentTime > 0.05) (window as any).earliest = Math.min((window as any).earliest, video.currentTime);
+        });
+      });
+      await playing(page, 5);
+      expect(await page.evaluate(() => (window as any).earliest)).toBeGreaterThanOrEqual(1.5);
+      expect(await engineOf(page)).toBe('hls.js');
+      expect(await page.locator('.rb-toast').count()).toBe(0);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('reports the views, the attention and the address given to the analytics webhooks', async () => {
     const player = await playablePlayer();
     const gate = await org.api.post(`${P}/ctas/default_email_gate`, {

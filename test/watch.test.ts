@@ -61,6 +61,45 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
     await t.database.db.updateTable('videos').set({ status: 'ready' }).where('id', '=', videoId).execute();
   }
 
+  /** Gives a ready video a (fake) HLS ladder: one 360p rung of ten 4 s segments, as the pipeline lays it out. */
+  async function makeLadder(videoId: number): Promise<string> {
+    const { uuid } = await t.database.db.selectFrom('videos').select('uuid').where('id', '=', videoId).executeTakeFirstOrThrow();
+    const dir = `videos/${uuid}/test/hls`;
+    const write = (name: string, body: string) => {
+      fs.mkdirSync(path.join(t.config.mediaDir, dir, path.dirname(name)), { recursive: true });
+      fs.writeFileSync(path.join(t.config.mediaDir, dir, name), body);
+    };
+    write('master.m3u8', '#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360\n360p/index.m3u8\n');
+    const segments = Array.from({ length: 10 }, (_, i) => `#EXTINF:4.000000,\nseg-${String(i).padStart(5, '0')}.m4s`);
+    write(
+      '360p/index.m3u8',
+      [
+        '#EXTM3U',
+        '#EXT-X-VERSION:7',
+        '#EXT-X-TARGETDURATION:4',
+        '#EXT-X-PLAYLIST-TYPE:VOD',
+        '#EXT-X-MAP:URI="init.mp4"',
+        ...segments,
+        '#EXT-X-ENDLIST',
+        '',
+      ].join('\n'),
+    );
+    write('360p/init.mp4', 'init');
+    for (let i = 0; i < 10; i++) write(`360p/seg-${String(i).padStart(5, '0')}.m4s`, `segment ${i}`);
+    await t.database.db
+      .insertInto('video_files')
+      .values({
+        video_id: videoId,
+        custom_identifier: null,
+        quality: 'hls',
+        path: `${dir}/master.m3u8`,
+        created_at: 0,
+        content_type: 'application/vnd.apple.mpegurl',
+      })
+      .execute();
+    return dir;
+  }
+
   describe('the share page', () => {
     it('answers the player as HTML with its chapters, safely escaped, and strict headers', async () => {
       const player = await createPlayer(org.api, { name: 'Launch </script><script>alert(1)</script> & more', description: 'About "it"' }, 2);
@@ -675,10 +714,11 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
       });
       expect(event.status, event.raw).toBe(201);
       const config = configOf((await page(`/watch/${player.uuid}`)).html);
-      expect(config.chapters.map((c: any) => [c.gated, c.sources.length])).toEqual([
-        [false, 1],
-        [false, 1],
-        [true, 0],
+      // Without a ladder the gate's own chapter cannot be cut: nothing of it before the gate either.
+      expect(config.chapters.map((c: any) => [c.gated, c.gatedAt, c.sources.length])).toEqual([
+        [false, null, 1],
+        [true, null, 0],
+        [true, null, 0],
       ]);
       // A gate that may be skipped holds nothing back (it is still a gate: the page says so, and its POST works).
       const skippable = await createPlayer(org.api);
@@ -688,6 +728,75 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
       expect(open.emailGate).toEqual({ passed: false });
       expect(open.chapters[0]).toMatchObject({ gated: false, sources: [expect.objectContaining({ quality: 'sd' })] });
       expect((await gatePost('watch', skippable.uuid, given('a@example.com'))).statusCode).toBe(200);
+    });
+
+    it('cuts the stream of a chapter whose gate opens at a later second there, and its grant admits nothing past it', async () => {
+      const player = await createPlayer(org.api, {}, 3);
+      const dirs: string[] = [];
+      for (const chapter of player.chapters_attributes) {
+        await makeReady(chapter.video_id, ['sd']);
+        dirs.push(await makeLadder(chapter.video_id));
+      }
+      const videos = await t.database.db.selectFrom('videos').select(['id', 'uuid']).execute();
+      const uuidOf = (id: number) => videos.find((v) => v.id === id)!.uuid;
+      const [first, cut, behind] = player.chapters_attributes.map((c: any) => uuidOf(c.video_id));
+      await org.api.post(`${P}/events`, {
+        event_type: 'simple_email',
+        chapter_id: player.chapters_attributes[1].id,
+        second: 30,
+        closeable: false,
+        html: '<form data-reelbase-event="email_gate"><input type="email" name="email"><button type="submit">Go</button></form>',
+      });
+      const config = configOf((await page(`/watch/${player.uuid}`)).html);
+      expect(config.chapters.map((c: any) => [c.gated, c.gatedAt, c.sources.length, Boolean(c.hls)])).toEqual([
+        [false, null, 1, true],
+        [false, 30, 0, true],
+        [true, null, 0, false],
+      ]);
+      // The page's grant says its viewer is short of the gate.
+      const base = /^(http:\/\/reelbase\.test\/play\/[0-9a-f-]+\/wg\d+\.[\w-]{32})\/files\//
+        .exec(config.chapters[1].hls)![1]
+        .replace('http://reelbase.test', '');
+      const get = (key: string) => t.app.inject({ method: 'GET', url: `${base}/files/${key}`, remoteAddress: '203.0.113.7' });
+      const rung = await get(`${dirs[1]}/360p/index.m3u8`);
+      expect(rung.statusCode).toBe(200);
+      // Segments up to the one playing second 30 (28–32 s), then the end.
+      expect(rung.body).toMatch(/seg-00007\.m4s\n#EXT-X-ENDLIST\n$/);
+      expect(rung.body).not.toContain('seg-00008');
+      expect((await get(`${dirs[1]}/master.m3u8`)).statusCode).toBe(200);
+      expect((await get(`${dirs[1]}/360p/init.mp4`)).statusCode).toBe(200);
+      expect((await get(`${dirs[1]}/360p/seg-00007.m4s`)).body).toBe('segment 7');
+      // Past the gate, its MP4 file, and the held-back chapter, even by a key read elsewhere: nothing.
+      for (const key of [
+        `${dirs[1]}/360p/seg-00008.m4s`,
+        `videos/${cut}/test/sd.mp4`,
+        `videos/${behind}/test/sd.mp4`,
+        `${dirs[2]}/master.m3u8`,
+        `${dirs[2]}/360p/seg-00000.m4s`,
+      ]) {
+        expect((await get(key)).statusCode, key).toBe(404);
+      }
+      // The chapter before the gate: whole.
+      expect((await get(`${dirs[0]}/360p/index.m3u8`)).body).toContain('seg-00009.m4s');
+      expect((await get(`videos/${first}/test/sd.mp4`)).statusCode).toBe(200);
+      // A grant forged from the gated one (the flag dropped) is refused.
+      const forged = base.replace('/wg', '/w');
+      expect((await t.app.inject({ method: 'GET', url: `${forged}/files/${dirs[2]}/master.m3u8`, remoteAddress: '203.0.113.7' })).statusCode).toBe(403);
+
+      // Once the gate is passed, the answer has every chapter whole, through a grant that admits it all.
+      const passed = await gatePost('watch', player.uuid, given('viewer@example.com', 1));
+      expect(passed.statusCode).toBe(200);
+      const answer = passed.json();
+      expect(answer.chapters.map((c: any) => [c.gated, c.gatedAt, c.sources.length])).toEqual([
+        [false, null, 1],
+        [false, null, 1],
+        [false, null, 1],
+      ]);
+      const open = new URL(answer.chapters[1].hls).pathname.replace(/\/files\/.*$/, '');
+      expect(open).toMatch(/\/w\d+\./);
+      const whole = await t.app.inject({ method: 'GET', url: `${open}/files/${dirs[1]}/360p/index.m3u8`, remoteAddress: '203.0.113.7' });
+      expect(whole.body).toContain('seg-00009.m4s');
+      expect((await t.app.inject({ method: 'GET', url: `${open}/files/${dirs[2]}/360p/seg-00000.m4s`, remoteAddress: '203.0.113.7' })).statusCode).toBe(200);
     });
 
     it("applies the page's rules, and answers 404 for a player without a gate", async () => {

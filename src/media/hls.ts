@@ -156,3 +156,36 @@ export async function packageMp4(ffmpegPath: string, variantDir: string, output:
     await fsp.rm(joined, { force: true });
   }
 }
+
+/** Whether a stored key is a video's HLS master playlist (`videos/<uuid>/<run>/hls…/master.m3u8`). */
+export const isMaster = (key: string) => /^videos\/[^/]+\/[^/]+\/hls[^/]*\/master\.m3u8$/.test(key);
+
+/**
+ * A VOD media playlist cut at `seconds`: its segments up to the one that plays that second, then
+ * the end. What a viewer gets of a chapter whose email gate opens at a later second
+ * (docs/watch.md); `uris` are the segments (and the init segment) it names, the only ones served.
+ */
+export function cutPlaylist(text: string, seconds: number): { text: string; uris: Set<string> } {
+  const out: string[] = [];
+  const uris = new Set<string>();
+  let start = 0;
+  let pending: number | null = null;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line || line === '#EXT-X-ENDLIST') continue;
+    if (line.startsWith('#EXTINF:')) {
+      if (start >= seconds) break;
+      pending = Number.parseFloat(line.slice(8)) || 0;
+    } else if (!line.startsWith('#')) {
+      if (pending === null) continue;
+      uris.add(line);
+      start += pending;
+      pending = null;
+    } else {
+      const map = /^#EXT-X-MAP:.*URI="([^"]+)"/.exec(line);
+      if (map) uris.add(map[1]);
+    }
+    out.push(line);
+  }
+  return { text: `${out.join('\n')}\n#EXT-X-ENDLIST\n`, uris };
+}

@@ -43,6 +43,11 @@ export class LivePlaybackService {
     return { text: composePlaylist(parts, { dvr: Boolean(instance.dvr_enabled), ended: !onAir, segmentLength: instance.segment_length }), onAir };
   }
 
+  /** The video of the player's live instance (the chapter it plays in), null when it has none. */
+  async videoIdOf(playerUuid: string): Promise<number | null> {
+    return (await this.live.findByPlayerUuid(playerUuid.toLowerCase()))?.video_id ?? null;
+  }
+
   /** A segment of the player's broadcast (names already checked against the packager's): its size and bytes. */
   async segment(playerUuid: string, part: string, segment: string): Promise<{ size: number; stream: Readable }> {
     const instance = await this.live.findByPlayerUuid(playerUuid.toLowerCase());

@@ -9,8 +9,6 @@ const Grant = Type.String({ minLength: 1, maxLength: 80 });
 const GrantParams = Type.Object({ uuid: Uuid, grant: Grant });
 const FileParams = Type.Object({ uuid: Uuid, grant: Grant, '*': Type.String({ minLength: 1, maxLength: 512 }) });
 const CaptionParams = Type.Object({ uuid: Uuid, grant: Grant, file: Type.String({ pattern: '^[0-9]{1,10}\\.(vtt|m3u8)$' }) });
-/** A video's HLS master playlist: answered with its captions as subtitle renditions. */
-const MASTER = /^videos\/[^/]+\/[^/]+\/hls[^/]*\/master\.m3u8$/;
 const SegmentParams = Type.Object({
   uuid: Uuid,
   grant: Grant,
@@ -35,9 +33,9 @@ export default async function playbackRoutes(app: App, { services }: Deps) {
     schema: { hide: true, params: FileParams },
     handler: async (req, reply) => {
       const { uuid, grant, '*': key } = req.params;
-      if (!MASTER.test(key)) return sendFile(req, reply, await playback.file(uuid, grant, req.ip, key));
-      const text = await playback.master(uuid, grant, req.ip, key);
-      // Short: captions published meanwhile join the master at the next load.
+      if (!key.endsWith('.m3u8')) return sendFile(req, reply, await playback.file(uuid, grant, req.ip, key));
+      const text = await playback.playlist(uuid, grant, req.ip, key);
+      // Short: captions published meanwhile join the master at the next load, a gate removed lifts its cut.
       return reply
         .header('cache-control', 'private, max-age=60')
         .type('application/vnd.apple.mpegurl')

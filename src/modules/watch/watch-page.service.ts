@@ -7,6 +7,8 @@ import type { PlayersService } from '../players/players.service.ts';
 import type { ThumbnailsService } from '../thumbnails/thumbnails.service.ts';
 import type { VideoMediaService } from '../videos/video-media.service.ts';
 import type { EmbedCode } from './embed-code.ts';
+import { gatePlan, isEmailGate, isOpen, OPEN, type GatePlan } from './gate-plan.ts';
+import type { PlaybackGrants } from './playback-grants.ts';
 import type { WatchPlayerRow } from './watch.repository.ts';
 import { expiryOf, totalSeconds } from './watch-rules.ts';
 import type { PageChapter, PageEvent, PageKind, PageView } from './watch-view.ts';
@@ -31,24 +33,6 @@ function toPageEvent(row: EventRow): PageEvent {
 /** Postrolls (second -1) last, then by second and id. */
 const byTime = (a: PageEvent, b: PageEvent) => (a.second === -1 ? Infinity : a.second) - (b.second === -1 ? Infinity : b.second) || a.id - b.id;
 
-const isEmailGate = (event: PageEvent) => event.event_type === 'simple_email';
-
-/**
- * The index of the first chapter whose media an email gate holds back, Infinity when none: the
- * gate's own chapter when the gate opens at its start (second 0), else the chapter after it (the
- * viewer watches up to the gate's second, or to the end for a postroll gate). A gate the viewer may
- * skip (`closeable`) holds nothing back.
- */
-export function firstGatedChapter(eventsByChapter: PageEvent[][]): number {
-  for (const [index, events] of eventsByChapter.entries()) {
-    const gate = events
-      .filter((e) => isEmailGate(e) && !e.closeable)
-      .sort((a, b) => (a.second < 0 ? Infinity : a.second) - (b.second < 0 ? Infinity : b.second))[0];
-    if (gate) return gate.second === 0 ? index : index + 1;
-  }
-  return Infinity;
-}
-
 /** What a page shows of a player the rules let the visitor see: chapters, their media and events, the poster. */
 export class WatchPageService {
   constructor(
@@ -60,6 +44,7 @@ export class WatchPageService {
     private readonly captions: CaptionsService,
     private readonly thumbnails: ThumbnailsService,
     private readonly live: LiveRepository,
+    private readonly grants: PlaybackGrants,
   ) {}
 
   /** Where the page's media is fetched, with the viewer's grant (PlaybackService serves it). */
@@ -67,22 +52,51 @@ export class WatchPageService {
     return `${this.config.publicUrl}/play/${player.uuid}/${grant}`;
   }
 
+  /** The player's chapters (in position order), each one's public events, and what its email gate holds back. */
+  private async plan(player: WatchPlayerRow) {
+    const { chapters_attributes: ordered } = await this.players.withChapters(player);
+    const { rows } = await this.events.listRows(
+      { organizationId: player.organization_id, playerId: player.id, includeDefaults: true },
+      { limit: 1000, offset: 0, page: 1, perPage: 1000, paged: false },
+    );
+    const shown = rows.filter((e) => e.state !== 'draft');
+    const defaults = shown.filter((e) => e.chapter_id === null).map(toPageEvent);
+    const eventsOf = ordered.map((chapter, index) => {
+      const events = shown.filter((e) => e.chapter_id === chapter.id).map(toPageEvent);
+      if (index === 0) events.push(...defaults);
+      return events.sort(byTime);
+    });
+    return { ordered, eventsOf, gate: gatePlan(eventsOf) };
+  }
+
+  /** What the email gate holds back from a visitor who has not passed it, and each chapter's video (PlaybackService). */
+  async gate(player: WatchPlayerRow): Promise<{ plan: GatePlan; videoIds: Array<number | null> }> {
+    const { ordered, gate } = await this.plan(player);
+    return { plan: gate, videoIds: ordered.map((c) => c.video_attributes?.id ?? null) };
+  }
+
   /**
-   * What the page shows this visitor. `gatePassed`: the visitor passed the player's email gate (its
-   * cookie), so that the chapters behind it carry their media.
+   * What the page shows this visitor, with the media links of a playback grant issued at `now`.
+   * `gatePassed`: the visitor passed the player's email gate (its cookie), so that the chapters
+   * behind it carry their media; else the grant says it is short of the gate, and admits only what
+   * the page shows (docs/watch.md).
    */
   async view(
     kind: PageKind,
     player: WatchPlayerRow,
-    grant: string,
+    now: number,
     frameAncestors: string[] | null,
     approvalMessage: string | null,
     gatePassed = false,
   ): Promise<PageView> {
-    // Chapters come in position order (ChaptersRepository.forPlayers).
-    const { chapters_attributes: ordered } = await this.players.withChapters(player);
+    const planned = await this.plan(player);
+    const plan = gatePassed ? OPEN : planned.gate;
+    // Past every rule: the page's media links carry a grant to this player.
+    const grant = this.grants.issue(player, kind, now, !isOpen(plan));
+    const { ordered, eventsOf } = planned;
     const thumbnailKeys = await this.thumbnails.storedKeys(player.organization_id, player.uuid);
-    const { chapters, hasGate } = await this.chapters(player, grant, ordered, thumbnailKeys, gatePassed);
+    const chapters = await this.chapters(player, grant, ordered, eventsOf, thumbnailKeys, plan);
+    const hasGate = eventsOf.some((events) => events.some(isEmailGate));
     const embedCode = player.embed_enabled && player.embed_button ? this.embed.iframe(player.uuid, player.name, player.width, player.height) : null;
     const posterKey: string | null = thumbnailKeys.values().next().value ?? null;
     return {
@@ -124,49 +138,43 @@ export class WatchPageService {
 
   /**
    * Each chapter with what it plays and its public events; organization defaults play once, on the
-   * first. Unless the visitor passed it, the first email gate holds back the media of the chapters
-   * behind it: its own chapter when it opens at the start, and every later chapter (a gate at a later
-   * second lets its chapter play up to it).
+   * first. The gate `plan` holds back the media of the chapters behind it; the chapter it cuts plays
+   * its HLS ladder up to the gate (no MP4 file, which cannot be cut), and nothing without a ladder.
    */
   private async chapters(
     player: WatchPlayerRow,
     grant: string,
     ordered: Awaited<ReturnType<PlayersService['withChapters']>>['chapters_attributes'],
+    eventsOf: PageEvent[][],
     thumbnailKeys: Map<number, string>,
-    gatePassed: boolean,
-  ): Promise<{ chapters: PageChapter[]; hasGate: boolean }> {
+    plan: GatePlan,
+  ): Promise<PageChapter[]> {
     const org = player.organization_id;
-    const { rows } = await this.events.listRows(
-      { organizationId: org, playerId: player.id, includeDefaults: true },
-      { limit: 1000, offset: 0, page: 1, perPage: 1000, paged: false },
-    );
-    const shown = rows.filter((e) => e.state !== 'draft');
-    const defaults = shown.filter((e) => e.chapter_id === null).map(toPageEvent);
     const liveInstance = await this.live.findByPlayerUuid(player.uuid);
-    const eventsOf = ordered.map((chapter, index) => {
-      const events = shown.filter((e) => e.chapter_id === chapter.id).map(toPageEvent);
-      if (index === 0) events.push(...defaults);
-      return events.sort(byTime);
-    });
-    const gatedFrom = gatePassed ? Infinity : firstGatedChapter(eventsOf);
     const chapters: PageChapter[] = [];
     for (const [index, chapter] of ordered.entries()) {
       const video = chapter.video_attributes;
-      const gated = index >= gatedFrom;
-      const media = await this.media(org, video?.id, video?.status ?? null, liveInstance, player, grant, gated);
+      const of = (withheld: boolean) => this.media(org, video?.id, video?.status ?? null, liveInstance, player, grant, withheld);
+      let withheld = index >= plan.withheldFrom;
+      let media = await of(withheld);
+      if (plan.cut?.index === index && media.state === 'ready') {
+        withheld = !media.hls;
+        media = withheld ? await of(true) : { ...media, sources: [] };
+      }
       const thumbnail = video ? thumbnailKeys.get(video.id) : undefined;
       chapters.push({
         position: chapter.position,
         name: video?.name ?? `Chapter ${index + 1}`,
         description: video?.description ?? null,
         ...media,
-        gated: gated && (media.state === 'ready' || media.state === 'live'),
+        gated: withheld && (media.state === 'ready' || media.state === 'live'),
+        gatedAt: plan.cut?.index === index && !withheld && media.state === 'ready' ? plan.cut.second : null,
         thumbnail: thumbnail ? this.grantedFile(player, grant, thumbnail) : null,
         duration: typeof video?.seconds === 'number' && video.seconds > 0 ? video.seconds : null,
         events: eventsOf[index],
       });
     }
-    return { chapters, hasGate: eventsOf.some((events) => events.some(isEmailGate)) };
+    return chapters;
   }
 
   /**

@@ -41,6 +41,11 @@ export interface PageChapter {
    * captions) is left out of the page and handed over by the gate's POST (docs/watch.md).
    */
   gated: boolean;
+  /**
+   * The second where the email gate (not yet passed) opens in this chapter, which plays up to it:
+   * its HLS playlists end there and it has no MP4 `sources`; the gate's POST answers it whole.
+   */
+  gatedAt: number | null;
   /** Its video's selected thumbnail (stored), through the viewer's grant; null when none. */
   thumbnail: string | null;
   /** Its video's length in seconds, when known. */

@@ -90,9 +90,7 @@ export class WatchService {
   }
 
   private view(kind: PageKind, admitted: Admitted, gatePassed: boolean): Promise<PageView> {
-    // Past every rule: the page's media links carry a grant to this player (docs/watch.md).
-    const grant = this.grants.issue(admitted.player, kind, admitted.now);
-    return this.pages.view(kind, admitted.player, grant, admitted.frameAncestors, admitted.approvalMessage, gatePassed);
+    return this.pages.view(kind, admitted.player, admitted.now, admitted.frameAncestors, admitted.approvalMessage, gatePassed);
   }
 
   /** Embedding enabled, and the embedding page (its Referer) on an allowed domain when a list is set. */

@@ -63,6 +63,7 @@
  * @property {string | null} description
  * @property {'ready' | 'live' | 'upcoming' | 'processing' | 'unavailable'} state
  * @property {boolean} gated Behind the email gate: no media until it is passed.
+ * @property {number | null} gatedAt The gate opens at this second of the chapter, which plays up to it (its playlists end there).
  * @property {string | null} thumbnail
  * @property {number | null} duration
  * @property {{ status: string, air_date: number | null, dvr: boolean } | null} live
@@ -968,7 +969,10 @@
           return;
         }
         return response.json().then(function (/** @type {{ chapters: PlayerChapter[], emailGate: PlayerConfig['emailGate'] }} */ answer) {
-          var wasGated = Boolean(config.chapters[current] && config.chapters[current].gated);
+          var was = config.chapters[current];
+          var wasGated = Boolean(was && was.gated);
+          // A chapter cut at the gate: its whole stream now, from where the viewer is.
+          var wasCut = Boolean(was && was.gatedAt !== null && was.gatedAt !== undefined);
           config.chapters = answer.chapters;
           config.emailGate = answer.emailGate || { passed: true };
           store(session, GATE_KEY, email);
@@ -976,6 +980,7 @@
           dismissed[entry.event.id] = true;
           hide(entry.event.id);
           if (wasGated) load(current, true);
+          else if (wasCut) load(current, true, video.currentTime);
           else if (!video.ended) play();
         });
       })
@@ -1014,8 +1019,9 @@
   /**
    * @param {number} index
    * @param {boolean} autoplay
+   * @param {number} [startAt] where to start (else the saved resume point)
    */
-  function load(index, autoplay) {
+  function load(index, autoplay, startAt) {
     saveResume();
     flushAttention();
     viewed = {};
@@ -1060,9 +1066,10 @@
       video.load();
       return;
     }
-    var at = chapter.state === 'ready' ? resumePoint(chapter) : 0;
+    var given = typeof startAt === 'number';
+    var at = given ? /** @type {number} */ (startAt) : chapter.state === 'ready' ? resumePoint(chapter) : 0;
     startMedia(chapter, at, autoplay);
-    if (at > 0) showResumed(at);
+    if (at > 0 && !given) showResumed(at);
   }
 
   function finish() {
