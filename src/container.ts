@@ -158,7 +158,7 @@ export function createContainer({ config, database, mailer = createMailer(config
     live: new LiveService(db, config, r.live, liveRepos, players),
     livePlayback,
     liveState: new LiveStateService(db, liveTiming(config.live), r.live, liveRepos, players),
-    mediaFiles: new MediaFilesService(media, r.videos, ipRanges),
+    mediaFiles: new MediaFilesService(media, r.videos, ipRanges, captions),
     organizations: new OrganizationsService(db, r.organizations, r.teams, tokens, allotments, {
       embedDomain: config.embedDomain,
       playbackDomain: config.playbackDomain,

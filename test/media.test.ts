@@ -374,6 +374,41 @@ describe.each(dialects)('media processing on %s', (dialect) => {
     }
     expect(new Set(boundaries).size).toBe(1);
 
+    // The master names the video's published captions as subtitle renditions, each a signed link to
+    // a playlist of its WebVTT file; a draft caption is not named, and a caption unpublished stops.
+    expect(master.body).not.toContain('SUBTITLES');
+    const published = await org.api.post(`${P}/videos/${video.id}/captions`, { language: 'fr', content: 'WEBVTT\n\n00:01.000 --> 00:02.000\nBonjour\n' });
+    await settle(runner, t.database.db);
+    expect((await org.api.patch(`${P}/captions/${published.body.id}/publish`)).status).toBe(200);
+    await org.api.post(`${P}/videos/${video.id}/captions`, { language: 'de', content: 'WEBVTT\n\n00:01.000 --> 00:02.000\nHallo\n' });
+    await settle(runner, t.database.db);
+    const withCaptions = await get(urls.hls);
+    const renditions = withCaptions.body.split('\n').filter((l) => l.startsWith('#EXT-X-MEDIA:TYPE=SUBTITLES'));
+    expect(renditions).toHaveLength(1);
+    expect(renditions[0]).toMatch(
+      /LANGUAGE="fr",AUTOSELECT=YES,DEFAULT=NO,URI="http:\/\/reelbase\.test\/media\/subtitles\/\d+\.m3u8\?expires=\d+&signature=[\w-]+"$/,
+    );
+    expect(
+      withCaptions.body
+        .split('\n')
+        .filter((l) => l.startsWith('#EXT-X-STREAM-INF:'))
+        .every((l) => l.endsWith(',SUBTITLES="subs"')),
+    ).toBe(true);
+    const subtitlesUrl = /URI="([^"]+)"/.exec(renditions[0])![1];
+    const subtitles = await get(subtitlesUrl);
+    expect(subtitles.statusCode).toBe(200);
+    expect(subtitles.headers['content-type']).toBe('application/vnd.apple.mpegurl');
+    expect(subtitles.body).toMatch(
+      /#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:10\.000,\n.+\/captions\/\d+\/files\/fr\.vtt\?expires=\d+&signature=[\w-]+\n#EXT-X-ENDLIST/,
+    );
+    const vtt = await get(subtitles.body.split('\n').find((l) => l.startsWith('http'))!);
+    expect(vtt.statusCode).toBe(200);
+    expect(vtt.body).toContain('Bonjour');
+    expect((await get(subtitlesUrl.replace(/signature=([\w-])/, (_m: string, c: string) => `signature=${c === 'A' ? 'B' : 'A'}`))).statusCode).toBe(403);
+    expect((await org.api.patch(`${P}/captions/${published.body.id}/draft`)).status).toBe(200);
+    expect((await get(subtitlesUrl)).statusCode).toBe(404);
+    expect((await get(urls.hls)).body).not.toContain('SUBTITLES');
+
     // The link admits its own folder only, and is refused when tampered with.
     expect((await get(urls.hls.replace(/\.4\.([\w-])/, (_m: string, c: string) => `.4.${c === 'A' ? 'B' : 'A'}`))).statusCode).toBe(403);
     const elsewhere = urls.hls.replace(/videos\/[0-9a-f-]+\/r0-[0-9a-f]+\/hls/, 'videos/00000000-0000-0000-0000-000000000000/r0-00000000/hls');

@@ -10,6 +10,9 @@ export const MEDIA_FILES_PATH = '/media/files/';
 /** Public path of folder links (an HLS ladder: GET /media/folders/<token>/<key>). */
 export const MEDIA_FOLDERS_PATH = '/media/folders/';
 
+/** Public path of a published caption's subtitles playlist, named by the API's HLS master (GET /media/subtitles/<id>.m3u8?expires=&signature=). */
+export const MEDIA_SUBTITLES_PATH = '/media/subtitles/';
+
 /** The media layer as modules and jobs use it: where files live and how they are linked to. */
 export interface Media {
   store: FileStore;

@@ -367,6 +367,14 @@ export class CaptionsService {
     return this.fileOf(row, 'vtt');
   }
 
+  /** A published caption by id alone (the API's HLS master names it by a signed link): its video and signed WebVTT URL; else 404. */
+  async publishedById(id: number): Promise<{ organizationId: number; videoId: number; vttUrl: string }> {
+    const row = await this.captions.findById(id);
+    const vttUrl = row?.status === 'published' ? this.toCaption(row).vtt_url : null;
+    if (!row || !vttUrl) throw notFound('caption', id);
+    return { organizationId: row.organization_id, videoId: row.video_id, vttUrl };
+  }
+
   /** A file behind a signed URL: the signature covers the path, so no token is needed. */
   async signedFile(id: number, file: string, expires: string | undefined, signature: string | undefined, ip: string): Promise<CaptionFile> {
     const at = Number(expires);

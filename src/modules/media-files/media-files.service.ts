@@ -1,8 +1,10 @@
 import { AppError, notFound } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { isValidKey } from '../../media/file-store.ts';
-import { MEDIA_FILES_PATH, type Media } from '../../media/media.ts';
+import { isValidKey, readSmall } from '../../media/file-store.ts';
+import { isMaster, subtitlePlaylist, withSubtitles } from '../../media/hls.ts';
+import { MEDIA_FILES_PATH, MEDIA_SUBTITLES_PATH, type Media } from '../../media/media.ts';
 import { servedFile, type ServedFile } from '../../media/served-file.ts';
+import type { CaptionsService } from '../captions/captions.service.ts';
 import type { IpRangesService } from '../ip-ranges/ip-ranges.service.ts';
 import type { VideosRepository } from '../videos/videos.repository.ts';
 
@@ -20,6 +22,7 @@ export class MediaFilesService {
     private readonly media: Media,
     private readonly videos: VideosRepository,
     private readonly ipRanges: IpRangesService,
+    private readonly captions: CaptionsService,
   ) {}
 
   async resolve(linkPath: string, expiresParam: unknown, signatureParam: unknown, ip: string): Promise<ServedFile> {
@@ -40,6 +43,38 @@ export class MediaFilesService {
     const expires = isValidKey(key) ? this.media.signer.verifyFolder(token, key, now) : null;
     if (expires === null) throw new AppError('forbidden', 'The link is invalid or has expired');
     return this.serve(key, ip, expires - now);
+  }
+
+  /**
+   * A ladder's master playlist by folder link, with the video's published captions as WebVTT
+   * subtitle renditions, each by a signed link of its own (`/media/subtitles/<id>.m3u8`).
+   */
+  async folderMaster(token: string, key: string, ip: string): Promise<string> {
+    await this.resolveFolder(token, key, ip);
+    const video = isMaster(key) ? await this.videos.findByUuid(key.split('/')[1]) : undefined;
+    const master = (await readSmall(this.media.store, key)).toString('utf8');
+    if (!video) return master;
+    const now = nowSeconds();
+    const tracks = (await this.captions.published(video.organization_id, video.id)).map((c) => ({
+      name: c.localized_language_name || c.formatted_language_name || c.language,
+      language: c.language,
+      uri: this.media.signer.sign(`${MEDIA_SUBTITLES_PATH}${c.id}.m3u8`, now),
+      default: c.is_default,
+    }));
+    return withSubtitles(master, tracks);
+  }
+
+  /** A published caption's subtitles playlist by signed link: its WebVTT file (by the caption's signed URL) for the whole video. */
+  async subtitles(id: number, expiresParam: unknown, signatureParam: unknown, ip: string): Promise<string> {
+    const expires = typeof expiresParam === 'string' && /^\d{1,12}$/.test(expiresParam) ? Number(expiresParam) : NaN;
+    const signature = typeof signatureParam === 'string' ? signatureParam : '';
+    if (!signature || !this.media.signer.verify(`${MEDIA_SUBTITLES_PATH}${id}.m3u8`, expires, signature, nowSeconds())) {
+      throw new AppError('forbidden', 'The link is invalid or has expired');
+    }
+    const caption = await this.captions.publishedById(id);
+    if (await this.ipRanges.isBlocked(caption.organizationId, ip)) throw new AppError('forbidden', 'This file is not available from your network');
+    const video = await this.videos.find(caption.organizationId, caption.videoId);
+    return subtitlePlaylist(caption.vttUrl, video?.seconds ?? 1);
   }
 
   private async serve(key: string, ip: string, secondsLeft: number): Promise<ServedFile> {

@@ -15,6 +15,10 @@ export class VideosRepository {
     return (await this.db.selectFrom('videos').select('organization_id').where('uuid', '=', uuid).executeTakeFirst())?.organization_id;
   }
 
+  findByUuid(uuid: string): Promise<VideoRow | undefined> {
+    return this.db.selectFrom('videos').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+  }
+
   insert(row: Insertable<VideosTable>): Promise<VideoRow> {
     return this.db.insertInto('videos').values(row).returningAll().executeTakeFirstOrThrow();
   }
