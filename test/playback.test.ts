@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { publishPart } from './helpers/live-output.ts';
+import { PlaybackGrants } from '../src/modules/watch/playback-grants.ts';
 import { configOf, playbackBase } from './helpers/pages.ts';
 
 const P = '/dashboard/v1';
@@ -82,6 +83,33 @@ describe.each(dialects)('every way to a player media applies the page rules (%s)
     expect((await get(`/play/${other.uuid}/${base.split('/')[3]}/live/index.m3u8`)).statusCode).toBe(403);
     expect((await get(`/play/${live.uuid}/w1.${'A'.repeat(32)}/live/index.m3u8`)).statusCode).toBe(403);
     expect((await get(`/play/${live.uuid}/w9999999999.${'A'.repeat(32)}/live/index.m3u8`)).statusCode).toBe(403);
+  });
+
+  it('live HLS behind an email gate: a grant issued short of the gate gets none of the broadcast, until the gate goes', async () => {
+    const live = await onAir();
+    const chapter = (await org.api.get(`${P}/players/${live.playerId}`)).body.chapters_attributes[0];
+    const gate = await org.api.post(`${P}/ctas/default_email_gate`, { chapter_id: chapter.id, is_closeable: false, is_new_contact: false });
+    expect(gate.status, gate.raw).toBe(201);
+    const page = configOf((await get(`/watch/${live.uuid}`)).body);
+    expect(page.chapters[0]).toMatchObject({ state: 'live', gated: true, hls: null, sources: [] });
+    // The grant such a page holds (the page names none of the broadcast: made here as the page makes it).
+    const grants = new PlaybackGrants(t.config.signingSecret!);
+    const short = grants.issue({ uuid: live.uuid, access_code: null } as any, 'watch', Math.floor(Date.now() / 1000), true);
+    expect(short).toMatch(/^wg\d+\./);
+    expect((await get(`/play/${live.uuid}/${short}/live/index.m3u8`)).statusCode).toBe(404);
+    expect((await get(`/play/${live.uuid}/${short}/live/p0001/s00000.ts`)).statusCode).toBe(404);
+    // Past the gate (its POST's grant) the broadcast plays.
+    const passed = await t.app.inject({
+      method: 'POST',
+      url: `/watch/${live.uuid}/gate`,
+      remoteAddress: VIEWER,
+      payload: { email: 'viewer@example.com', chapter: 0, player_load_id: 'load', visitor_uuid: 'visitor' },
+    });
+    expect(passed.statusCode, passed.body).toBe(200);
+    expect((await get(pathOf(passed.json().chapters[0].hls))).statusCode).toBe(200);
+    // A gate removed holds nothing back any more, even for a grant issued short of it.
+    expect((await org.api.delete(`${P}/events/${gate.body.id}`)).status).toBe(200);
+    expect((await get(`/play/${live.uuid}/${short}/live/index.m3u8`)).statusCode).toBe(200);
   });
 
   it('live HLS with an access code and a blocked address: the page and every byte are refused', async () => {
