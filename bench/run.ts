@@ -24,6 +24,7 @@ import { runMediaBench } from './media.ts';
 import { printLiveBench, runLiveBench } from './live.ts';
 import { printGlassBench, runGlassBench } from './live-glass.ts';
 import { runStorageBench } from './storage.ts';
+import { runColdStartBench } from './cold-start.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -184,7 +185,7 @@ async function main() {
   // `target`: the issue's targets apply (SQLite); the PostgreSQL row is printed for information.
   const rows: Array<{ m: Measurement; ratio: number | null; target: boolean }> = [];
   let failed = false;
-  // BENCH_ONLY=api|media|live|glass|storage runs one part; by default all run, one after the other.
+  // BENCH_ONLY=api|cold|media|live|glass|storage runs one part; by default all run, one after the other.
   const only = process.env.BENCH_ONLY;
   try {
     if (only && only !== 'api') return void (await runMediaAndLive(only));
@@ -260,6 +261,7 @@ async function runMediaAndLive(only?: string): Promise<boolean> {
   let ok = true;
   if (!only || only === 'media') ok = (await runMediaBench()).every((r) => r.pass) && ok;
   if (!only || only === 'storage') ok = (await runStorageBench()).every((r) => r.pass) && ok;
+  if (!only || only === 'cold') ok = (await runColdStartBench()).every((r) => r.pass) && ok;
   if (!only || only === 'live') {
     const live = await runLiveBench();
     printLiveBench(live);

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
-import { resolveTool, type ToolName } from './lib/ffmpeg-binaries.ts';
+import { rememberToolVersionsIn, resolveTool, type ToolName } from './lib/ffmpeg-binaries.ts';
 import { parseStorageUrl, type S3Location } from './lib/storage-url.ts';
 
 /** Every setting the service reads from its environment, with its default. Parsed once at start-up. */
@@ -207,6 +207,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const hostForUrl = e.HOST === '0.0.0.0' || e.HOST === '::' ? '127.0.0.1' : e.HOST;
   const publicUrl = (e.PUBLIC_URL ?? `http://${hostForUrl}:${e.PORT}`).replace(/\/+$/, '');
   const publicHost = new URL(publicUrl).host;
+  rememberToolVersionsIn(path.join(path.resolve(e.DATA_DIR), '.tool-versions.json'));
   return {
     role: e.ROLE,
     workerConcurrency: e.WORKER_CONCURRENCY,

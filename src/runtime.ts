@@ -6,6 +6,7 @@ import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import type { OrganizationsService } from './modules/organizations/organizations.service.ts';
 import v8 from 'node:v8';
+import v8Flags from './v8-flags.json' with { type: 'json' };
 
 /** Opens the configured database (PostgreSQL when DATABASE_URL is set, else SQLite under DATA_DIR). */
 export function openConfiguredDatabase(config: Config): Database {
@@ -50,7 +51,9 @@ export async function bootstrapOwner(config: Config, organizations: Organization
  * ("pretenuring"); request-scoped objects die young anyway, so old space then fills within a second
  * and every scavenge has to walk it. One process in three started that way served about 35% fewer
  * requests with a p99 of 7 ms instead of 2 ms, for as long as it ran (docs/performance.md).
+ * The flags are in src/v8-flags.json, which scripts/start.mjs also sets before it compiles the
+ * bundle: V8 refuses a code cache made under other flags.
  */
 export function tuneRuntime(): void {
-  v8.setFlagsFromString('--no-allocation-site-pretenuring');
+  for (const flag of v8Flags) v8.setFlagsFromString(flag);
 }

@@ -12,9 +12,14 @@ import { jobGraceMs, Shutdown, shutdownTimeoutMs, watchNpmParent } from './shutd
 import { checkStartup, listenHoldingRequests, StartupError, toolsUsed } from './startup-checks.ts';
 
 /** Entry point: ROLE=api serves HTTP, ROLE=worker runs jobs, ROLE=all (default) does both. */
+/** START_TRACE=1: each phase of the start on stderr, in ms since the process began (docs/performance.md). */
+const mark = process.env.START_TRACE === '1' ? (phase: string) => process.stderr.write(`start: ${phase} ${performance.now().toFixed(0)} ms\n`) : () => {};
+
 async function main() {
+  mark('code loaded');
   tuneRuntime();
   const config = loadConfig();
+  mark('configuration');
   const timeoutMs = shutdownTimeoutMs();
   // What can fail is checked before anything is created: one line saying what to change (src/startup-checks.ts).
   await checkStartup(config);
@@ -23,13 +28,16 @@ async function main() {
     const { line, warning } = describeTool(name, binary);
     process.stderr.write(`${line}\n${warning ? `${warning}\n` : ''}`);
   }
+  mark('checks');
   const database = await openAndMigrate(config);
+  mark('database');
   const container = createContainer({ config, database });
   // src/shutdown.ts: drain steps run together, then the release steps in order.
   const shutdown = new Shutdown({ timeoutMs });
 
   if (config.role !== 'worker') {
     const app = await buildApp({ config, database, container });
+    mark('app');
     // Listening first: the owner is created only once the port is ours, and before any request is answered.
     const answerRequests = await listenHoldingRequests(app, config.host, config.port);
     const token = await bootstrapOwner(config, container.services.organizations);
@@ -38,6 +46,8 @@ async function main() {
       process.stdout.write(`\nReelbase created organization "Default".\nOwner token (also in ${config.dataDir}/owner-token): ${token}\n\n`);
     }
     answerRequests();
+    mark('listening');
+    app.server.once('request', (_req, res) => res.once('finish', () => mark(`first response (${res.statusCode})`)));
     shutdown.drain('http', async () => {
       // close() stops accepting, closes idle keep-alive connections and waits for in-flight requests;
       // a connection whose request finishes meanwhile is idle from then on: closed as well, at once.

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
+import { pgDriver } from './db/pg-driver.ts';
 import type { Config } from './config.ts';
 import { toolProblem, toolSource, type ToolName } from './lib/ffmpeg-binaries.ts';
 
@@ -168,7 +169,7 @@ async function checkDatabase(url: string | undefined): Promise<void> {
   }
   let client: pg.Client;
   try {
-    client = new pg.Client({ connectionString: url, connectionTimeoutMillis: DATABASE_TIMEOUT_MS });
+    client = new (pgDriver().Client)({ connectionString: url, connectionTimeoutMillis: DATABASE_TIMEOUT_MS });
   } catch {
     throw new StartupError('DATABASE_URL is not a valid URL: check its syntax (characters such as @ : / in the password must be percent-encoded).');
   }

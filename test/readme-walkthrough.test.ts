@@ -54,7 +54,8 @@ describe.each(dialects)('the README walkthrough on %s', (dialect) => {
     // A folder like a fresh checkout after `npm ci`.
     const dir = await fsp.mkdtemp(path.join(os.tmpdir(), `reelbase-readme-${dialect}-`));
     dirs.push(dir);
-    for (const name of ['package.json', 'node_modules', 'src', 'tsconfig.json']) await fsp.symlink(path.join(ROOT, name), path.join(dir, name));
+    for (const name of ['package.json', 'node_modules', 'src', 'tsconfig.json', 'scripts', 'dist'])
+      await fsp.symlink(path.join(ROOT, name), path.join(dir, name));
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), RTMP_PORT: '0', LOG_LEVEL: 'warn' };
     for (const key of ['DATA_DIR', 'DATABASE_URL', 'PUBLIC_URL', 'HOST', 'MEDIA_DIR', 'PGOPTIONS']) delete env[key];

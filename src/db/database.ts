@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
+import { pgDriver } from './pg-driver.ts';
 import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
 import type { DB } from './schema.ts';
 import { PgChangeClock, SqliteChangeClock, type ChangeClock } from './change-clock.ts';
@@ -19,9 +20,6 @@ export interface Database {
   destroy(): Promise<void>;
 }
 
-// int8 (bigint) carries our second-precision timestamps and counts; they fit a JS number.
-pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
-
 export interface DatabaseOptions {
   /** postgres://… selects PostgreSQL; otherwise SQLite at sqlitePath. */
   url?: string;
@@ -37,7 +35,7 @@ export function openDatabase(options: DatabaseOptions): Database {
       connectionString: options.url,
       ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
     };
-    const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
+    const pool = new (pgDriver().Pool)({ ...connection, max: options.poolSize ?? 10 });
     const clock = new PgChangeClock();
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: wrapPgPool(pool, () => clock.changed()) }) });
     // Named after the schema when one is given, so that an operator (or a test) can tell them apart.

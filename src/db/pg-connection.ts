@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { pgDriver } from './pg-driver.ts';
 import type { PostgresPool } from 'kysely';
 import type { PgChangeClock } from './change-clock.ts';
 
@@ -86,7 +87,7 @@ export function listenForChanges(config: pg.ClientConfig, clock: PgChangeClock):
   };
 
   const connect = async () => {
-    const c = new pg.Client(config);
+    const c = new (pgDriver().Client)(config);
     client = c;
     c.on('error', () => lost(c));
     c.on('end', () => lost(c));

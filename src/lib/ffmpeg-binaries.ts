@@ -80,15 +80,56 @@ interface ToolRun {
 
 const runs = new Map<string, ToolRun>();
 
-/** `<binary> -version`, once per binary and process (a few tens of ms). */
+/**
+ * Where clean `-version` runs are remembered between starts (DATA_DIR/.tool-versions.json), by the
+ * binary's path, size, modification time and inode: a distribution's ffmpeg, dynamically linked to
+ * a hundred libraries, takes ~300 ms to print its version, twice per start. An upgraded binary is
+ * another file and is asked again.
+ */
+let remembered: { file: string; entries: Record<string, ToolVersion | null> } | null = null;
+
+export function rememberToolVersionsIn(file: string): void {
+  let entries: Record<string, ToolVersion | null> = {};
+  try {
+    const parsed: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) entries = parsed as Record<string, ToolVersion | null>;
+  } catch {
+    // None yet (or unreadable): asked again, and written below.
+  }
+  remembered = { file, entries };
+}
+
+function identityOf(binary: string): string | null {
+  try {
+    const stat = fs.statSync(binary);
+    return stat.isFile() ? `${path.resolve(binary)}|${stat.size}|${stat.mtimeMs}|${stat.ino}` : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `<binary> -version`, once per binary and process, and once per binary file when remembered (above). */
 function runVersion(binary: string): ToolRun {
   let run = runs.get(binary);
-  if (!run) {
+  if (run) return run;
+  const identity = remembered ? identityOf(binary) : null;
+  if (remembered && identity && Object.hasOwn(remembered.entries, identity)) {
+    run = { version: remembered.entries[identity], problem: null };
+  } else {
     const result = spawnSync(binary, ['-version'], { encoding: 'utf8', timeout: 3000, stdio: ['ignore', 'pipe', 'ignore'] });
     const problem = runProblem(result);
     run = { version: problem === null ? parseToolVersion(result.stdout) : null, problem };
-    runs.set(binary, run);
+    // Only clean runs: a failure is looked at again at the next start.
+    if (remembered && identity && problem === null) {
+      remembered.entries[identity] = run.version;
+      try {
+        fs.writeFileSync(remembered.file, `${JSON.stringify(remembered.entries)}\n`);
+      } catch {
+        // The data directory does not exist yet (the first start): remembered at the next.
+      }
+    }
   }
+  runs.set(binary, run);
   return run;
 }
 

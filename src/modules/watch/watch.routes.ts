@@ -2,16 +2,16 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, Deps } from '../../http/context.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { renderPage, renderRefusal } from '../../web/pages.ts';
 import { AccessCodeBody, AnalyticsBeacon, AssetParams, GateBody, Oembed, OembedQuery, PageParams } from './watch.schemas.ts';
+import { packageRoot } from '../../lib/package-root.ts';
 import { createLimit, enforceLimit, limitReached } from '../../http/rate-limit.ts';
 import type { PageKind, PageView, Refusal, RefusalReason } from './watch-view.ts';
 
-const assetsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../web/assets');
+const assetsDir = path.join(packageRoot, 'src', 'web', 'assets');
 const JS = 'text/javascript; charset=utf-8';
 const require = createRequire(import.meta.url);
 /**
@@ -22,8 +22,8 @@ const require = createRequire(import.meta.url);
 const ASSETS: Record<string, { type: string; file: string }> = {
   'player.js': { type: JS, file: path.join(assetsDir, 'player.js') },
   'player.css': { type: 'text/css; charset=utf-8', file: path.join(assetsDir, 'player.css') },
-  // The package's exports map this file for `import` only.
-  'media-chrome.js': { type: JS, file: fileURLToPath(import.meta.resolve('media-chrome/dist/iife/all.js')) },
+  // Beside the package's CommonJS entry (dist/cjs/index.js): its exports map no path to this file.
+  'media-chrome.js': { type: JS, file: path.join(path.dirname(require.resolve('media-chrome')), '..', 'iife', 'all.js') },
   'hls.js': { type: JS, file: require.resolve('hls.js/dist/hls.min.js') },
 };
 

@@ -1,0 +1,103 @@
+/**
+ * What `npm start` runs after `npm ci`: the server bundled into dist/server.cjs (scripts/build.mjs),
+ * compiled from V8's code cache from the second start on (scripts/start.mjs). The paths that load
+ * their files or packages at run time are exercised through it: the player's assets, the docs UI,
+ * the tus server, the ffmpeg probe cache.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './helpers/processes.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const cacheFile = path.join(ROOT, 'dist', `server.cjs.${process.version}.cache`);
+
+describe('the bundle npm start runs', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-bundle-'));
+  let port: number;
+
+  beforeAll(async () => {
+    await promisify(execFile)('npm', ['run', '--silent', 'build'], { cwd: ROOT });
+    port = await freePort();
+  }, 60_000);
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  /** `npm start` until its first answer; answers its stderr so far, and how to stop it. */
+  async function start(): Promise<{ child: ChildProcess; stderr: () => string; stop: () => Promise<void> }> {
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), RTMP_PORT: '0', LOG_LEVEL: 'warn', START_TRACE: '1' };
+    for (const key of ['DATABASE_URL', 'PUBLIC_URL', 'HOST', 'MEDIA_DIR', 'STORAGE_URL']) delete env[key];
+    const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const end = Date.now() + 30_000;
+    while (
+      !(await fetch(`http://127.0.0.1:${port}/dashboard/v1`).then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      if (Date.now() > end || child.exitCode !== null) throw new Error(`npm start did not answer:\n${stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const stop = async () => {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+    };
+    return { child, stderr: () => stderr, stop };
+  }
+
+  it("serves the API, the pages' assets, the docs UI and tus uploads from its code cache", { timeout: 90_000 }, async () => {
+    // The first start compiles the bundle and writes the code cache a few seconds in.
+    const first = await start();
+    try {
+      expect(first.stderr()).toContain('start: bundle, code cache');
+      expect(first.stderr()).not.toContain('through tsx');
+      const end = Date.now() + 15_000;
+      while (!fs.existsSync(cacheFile) && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
+      expect(fs.existsSync(cacheFile)).toBe(true);
+      // ffmpeg's version is remembered for the next start.
+      expect(fs.existsSync(path.join(dataDir, '.tool-versions.json'))).toBe(true);
+    } finally {
+      await first.stop();
+    }
+    // Every part below runs from code compiled out of the cache (where V8 drops a dynamic import's callback).
+    const second = await start();
+    try {
+      expect(second.stderr()).toContain('start: bundle, code cache used');
+      const token = fs.readFileSync(path.join(dataDir, 'owner-token'), 'utf8').trim();
+      const api = (p: string, init: RequestInit = {}) =>
+        fetch(`http://127.0.0.1:${port}${p}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) } });
+      expect((await api('/dashboard/v1/players')).status).toBe(200);
+      for (const asset of ['player.js', 'player.css', 'media-chrome.js', 'hls.js']) {
+        const res = await fetch(`http://127.0.0.1:${port}/web/${asset}`);
+        expect(res.status, asset).toBe(200);
+        expect((await res.text()).length, asset).toBeGreaterThan(100);
+      }
+      const docs = await fetch(`http://127.0.0.1:${port}/dashboard/docs/`);
+      expect(docs.status).toBe(200);
+      expect(await docs.text()).toMatch(/<title>Reelbase[^<]*<\/title>/);
+      expect((await fetch(`http://127.0.0.1:${port}/dashboard/docs/json`)).status).toBe(200);
+      // A direct upload: the tus server is loaded at its first request.
+      const upload = await api('/dashboard/v1/uploads', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Clip' }),
+      });
+      expect(upload.status).toBe(201);
+      const { url } = (await upload.json()) as { url: string };
+      const created = await fetch(url, { method: 'POST', headers: { 'tus-resumable': '1.0.0', 'upload-length': '4' } });
+      expect(created.status).toBe(201);
+      const head = await fetch(url, { method: 'HEAD', headers: { 'tus-resumable': '1.0.0' } });
+      expect(head.headers.get('upload-offset')).toBe('0');
+      const end = Date.now() + 5_000;
+      while (!/start: first response \(\d+\)/.test(second.stderr()) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      expect(second.stderr()).toMatch(/start: first response \(\d+\)/);
+      expect(second.stderr()).not.toMatch(/"level":50/);
+    } finally {
+      await second.stop();
+    }
+  });
+});
