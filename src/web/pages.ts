@@ -159,7 +159,7 @@ function playerMarkup(view: PageView): string {
     view.settings.play_button && !view.settings.autoplay ? '<media-play-button slot="centered-chrome" class="rb-play"></media-play-button>\n' : '';
   return `<div class="rb-player" data-reelbase-player style="aspect-ratio:${view.width} / ${view.height}">
 <media-controller class="rb-controller" defaultstreamtype="on-demand" breakpoints="xs:300 sm:420 md:600 lg:800">
-<video slot="media" class="rb-video" controls playsinline preload="metadata"${poster}${view.settings.mute_onload ? ' muted' : ''}>${sources}${tracks}<p>Your browser cannot play this video.</p></video>
+<video slot="media" class="rb-video" controls playsinline preload="none"${poster}${view.settings.mute_onload ? ' muted' : ''}>${sources}${tracks}<p>Your browser cannot play this video.</p></video>
 <media-loading-indicator slot="centered-chrome" noautohide></media-loading-indicator>
 ${bigPlay}<div slot="top-chrome" class="rb-top" noautohide><span class="rb-live-badge" hidden>Live</span></div>
 <div slot="dialog" class="rb-layer" noautohide><div class="rb-overlays"></div><p class="rb-state" role="status"${waiting ? '' : ' hidden'}>${escapeHtml(waiting)}</p></div>
@@ -186,15 +186,18 @@ function configScript(view: PageView, nonce: string): string {
     emailGate: view.emailGate,
     settings: view.settings,
     chapters: view.chapters,
+    controlsLater: view.settings.autoplay && view.chapters[0]?.state === 'ready' && !view.chapters[0].gated,
   };
   // From this origin, the pinned npm packages: hls.js (for the adaptive streams), the player, then
   // media-chrome, which upgrades its elements over a <video> the player has already given what
-  // media-chrome reads of it (its renditions, its stream type).
+  // media-chrome reads of it (its renditions, its stream type). A page that plays by itself loads
+  // media-chrome once its first frame shows (the player does, `controlsLater`): its ~0.4 s of the
+  // main thread would otherwise come before that frame; the browser's own controls stand in.
   const streams = view.chapters.some((c) => c.state === 'ready' || c.state === 'live' || c.state === 'upcoming');
   const hlsJs = streams ? `<script src="/web/hls.js" nonce="${nonce}"></script>\n` : '';
+  const mediaChrome = config.controlsLater ? '' : `\n<script src="/web/media-chrome.js" nonce="${nonce}"></script>`;
   return `<script type="application/json" id="reelbase-config">${jsonForScript(config)}</script>
-${hlsJs}<script src="/web/player.js" nonce="${nonce}"></script>
-<script src="/web/media-chrome.js" nonce="${nonce}"></script>`;
+${hlsJs}<script src="/web/player.js" nonce="${nonce}"></script>${mediaChrome}`;
 }
 
 /** schema.org VideoObject of a page, for search engines (https://schema.org/VideoObject). */

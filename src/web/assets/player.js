@@ -36,6 +36,7 @@
  * @property {'watch' | 'embed'} kind
  * @property {string} uuid The player's UUID.
  * @property {string} nonce The page's CSP nonce: for the event frames' script and for hls.js.
+ * @property {boolean} [controlsLater] media-chrome is not in the page: loaded once the first frame shows.
  * @property {string | null} poster
  * @property {{ passed: boolean } | null} emailGate null: no chapter has an email gate.
  * @property {PlayerSettings} settings
@@ -619,8 +620,12 @@
     // No worker: the page's CSP allows scripts from this origin only, not from blob: URLs.
     var instance = new Hls({
       enableWorker: false,
-      // Auto from the first segment: start at the rung the measured bandwidth allows.
+      // Auto: start on the rung a 1 Mbit/s estimate allows, at once, rather than first fetching a
+      // segment of the lowest rung to measure (testBandwidth: a playlist and a segment more before
+      // the first frame, ~0.4 s here); the estimate then follows the segments as they come.
       startLevel: -1,
+      testBandwidth: false,
+      abrEwmaDefaultEstimate: 1e6,
       capLevelToPlayerSize: true,
       startPosition: startAt > 0 ? startAt : -1,
       liveDurationInfinity: live,
@@ -1324,4 +1329,22 @@
   if (settings.mute_onload) video.muted = true;
   if (qualityItem) qualityItem.hidden = true;
   load(0, settings.autoplay);
+
+  // A page that plays by itself gets media-chrome's controls once its first frame shows (or after
+  // 2 s, or at the viewer's first touch), so that their set-up does not delay that frame.
+  if (config.controlsLater) {
+    var controlsAsked = false;
+    var loadControls = function () {
+      if (controlsAsked) return;
+      controlsAsked = true;
+      var script = document.createElement('script');
+      script.src = '/web/media-chrome.js';
+      script.nonce = config.nonce;
+      document.body.appendChild(script);
+    };
+    video.addEventListener('playing', loadControls, { once: true });
+    root.addEventListener('pointerdown', loadControls, { once: true });
+    root.addEventListener('keydown', loadControls, { once: true });
+    window.setTimeout(loadControls, 2000);
+  }
 })();
