@@ -11,60 +11,24 @@
  * Knobs: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50), BENCH_RUNS (paired SQLite/baseline
  * runs, default 5; the median pair is reported), BENCH_STRICT=1 (exit 1 on FAIL).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
-import pg from 'pg';
 import { runMediaBench } from './media.ts';
 import { printLiveBench, runLiveBench } from './live.ts';
 import { printGlassBench, runGlassBench } from './live-glass.ts';
 import { runStorageBench } from './storage.ts';
 import { runColdStartBench } from './cold-start.ts';
+import { postgresUrl, startChild, stopChild, withSchema } from './children.ts';
+import { runSizeBench } from './size.ts';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP = Math.min(3, Math.max(1, Math.round(DURATION / 4)));
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
 const TARGET_RATIO = 0.7;
 const TARGET_P99_MS = 10;
-const DEFAULT_PG = 'postgres://postgres@127.0.0.1:5432/test';
-
-interface Started {
-  child: ChildProcess;
-  info: Record<string, any>;
-}
-
-/** Starts a bench server script and waits for its one JSON line on stdout. */
-function startChild(script: string, env: Record<string, string | undefined>): Promise<Started> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, script)], {
-      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const timer = setTimeout(() => reject(new Error(`${script} did not start within 60 s`)), 60_000);
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-    readline.createInterface({ input: child.stdout }).once('line', (line) => {
-      clearTimeout(timer);
-      child.removeAllListeners('exit');
-      resolve({ child, info: JSON.parse(line) });
-    });
-  });
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.once('exit', () => (clearTimeout(timer), resolve()));
-    child.kill('SIGTERM');
-  });
-}
 
 async function api(base: string, token: string, method: string, url: string, body?: unknown) {
   const res = await fetch(`${base}${url}`, {
@@ -143,33 +107,6 @@ async function measureReelbase(label: string, env: Record<string, string | undef
   }
 }
 
-async function postgresUrl(): Promise<{ url: string | null; why?: string }> {
-  const url = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || DEFAULT_PG;
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return { url };
-  } catch (err) {
-    return { url: null, why: `${url.replace(/\/\/[^@/]*@/, '//***@')} unreachable (${(err as Error).message})` };
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-async function withSchema<T>(url: string, run: (schema: string) => Promise<T>): Promise<T> {
-  const schema = `bench_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    await admin.query(`create schema ${schema}`);
-    return await run(schema);
-  } finally {
-    await admin.query(`drop schema if exists ${schema} cascade`).catch(() => {});
-    await admin.end();
-  }
-}
-
 const pad = (s: string, n: number) => s.padEnd(n);
 const num = (n: number, digits = 0) => n.toFixed(digits).padStart(9);
 
@@ -185,7 +122,7 @@ async function main() {
   // `target`: the issue's targets apply (SQLite); the PostgreSQL row is printed for information.
   const rows: Array<{ m: Measurement; ratio: number | null; target: boolean }> = [];
   let failed = false;
-  // BENCH_ONLY=api|cold|media|live|glass|storage runs one part; by default all run, one after the other.
+  // BENCH_ONLY=api|cold|size|media|live|glass|storage runs one part; by default all run, one after the other.
   const only = process.env.BENCH_ONLY;
   try {
     if (only && only !== 'api') return void (await runMediaAndLive(only));
@@ -262,6 +199,7 @@ async function runMediaAndLive(only?: string): Promise<boolean> {
   if (!only || only === 'media') ok = (await runMediaBench()).every((r) => r.pass) && ok;
   if (!only || only === 'storage') ok = (await runStorageBench()).every((r) => r.pass) && ok;
   if (!only || only === 'cold') ok = (await runColdStartBench()).every((r) => r.pass) && ok;
+  if (!only || only === 'size') ok = (await runSizeBench()).every((r) => r.pass) && ok;
   if (!only || only === 'live') {
     const live = await runLiveBench();
     printLiveBench(live);

@@ -14,6 +14,7 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createContainer } from '../src/container.ts';
 import { ensureSigningSecret, tuneRuntime } from '../src/runtime.ts';
+import { seedSize } from './seed-size.ts';
 
 async function main() {
   // The same runtime settings as `npm start`.
@@ -28,9 +29,11 @@ async function main() {
   const container = createContainer({ config, database });
   const { token } = await container.services.organizations.createWithOwner('Bench');
   const app = await buildApp({ config, database, container });
+  // BENCH_SEED=size: the sizes of issue 15 (bench/size.ts) before the server listens.
+  const seeded = process.env.BENCH_SEED === 'size' ? await seedSize(app, database, token) : {};
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
-  process.stdout.write(`${JSON.stringify({ port, token })}\n`);
+  process.stdout.write(`${JSON.stringify({ port, token, ...seeded })}\n`);
   const stop = async () => {
     await app.close();
     await database.destroy();
