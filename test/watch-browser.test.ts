@@ -11,7 +11,7 @@ import { createContainer } from '../src/container.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { createTestApp, type TestApp } from './helpers/harness.ts';
-import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
+import { createEmailGate, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { publishHlsFolder } from './helpers/live-output.ts';
 import { ffmpegPath, makeTestMedia, settle, startOrigin, type TestMedia } from './helpers/media.ts';
 import { freePort } from './helpers/processes.ts';
@@ -590,13 +590,7 @@ describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
 
   it('plays a chapter up to a gate at a later second from a stream cut there, then on from the same point once an address is given', async () => {
     const player = await ladderPlayer();
-    const gate = await org.api.post(`${P}/events`, {
-      event_type: 'simple_email',
-      chapter_id: player.chapters_attributes[0].id,
-      second: 2,
-      closeable: false,
-      html: '<form data-reelbase-event="email_gate"><input type="email" name="email" aria-label="Email"><button type="submit">Watch</button></form>',
-    });
+    const gate = await createEmailGate(org.api, player.chapters_attributes[0].id, 2);
     expect(gate.status, gate.raw).toBe(201);
     const { page, problems } = await open(`${base}/watch/${player.uuid}`);
     try {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
-import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
+import { createEmailGate, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { configOf } from './helpers/pages.ts';
 
 const P = '/dashboard/v1';
@@ -705,13 +705,7 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
     it('lets the gated chapter play up to a later gate, and holds back only the chapters after it', async () => {
       const player = await createPlayer(org.api, {}, 3);
       for (const chapter of player.chapters_attributes) await makeReady(chapter.video_id, ['sd']);
-      const event = await org.api.post(`${P}/events`, {
-        event_type: 'simple_email',
-        chapter_id: player.chapters_attributes[1].id,
-        second: 30,
-        closeable: false,
-        html: '<form data-reelbase-event="email_gate"><input type="email" name="email"><button type="submit">Go</button></form>',
-      });
+      const event = await createEmailGate(org.api, player.chapters_attributes[1].id, 30);
       expect(event.status, event.raw).toBe(201);
       const config = configOf((await page(`/watch/${player.uuid}`)).html);
       // Without a ladder the gate's own chapter cannot be cut: nothing of it before the gate either.
@@ -740,13 +734,7 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
       const videos = await t.database.db.selectFrom('videos').select(['id', 'uuid']).execute();
       const uuidOf = (id: number) => videos.find((v) => v.id === id)!.uuid;
       const [first, cut, behind] = player.chapters_attributes.map((c: any) => uuidOf(c.video_id));
-      await org.api.post(`${P}/events`, {
-        event_type: 'simple_email',
-        chapter_id: player.chapters_attributes[1].id,
-        second: 30,
-        closeable: false,
-        html: '<form data-reelbase-event="email_gate"><input type="email" name="email"><button type="submit">Go</button></form>',
-      });
+      await createEmailGate(org.api, player.chapters_attributes[1].id, 30);
       const config = configOf((await page(`/watch/${player.uuid}`)).html);
       expect(config.chapters.map((c: any) => [c.gated, c.gatedAt, c.sources.length, Boolean(c.hls)])).toEqual([
         [false, null, 1, true],

@@ -42,6 +42,17 @@ export async function createPlayer(api: Client, overrides: Record<string, unknow
   return res.body;
 }
 
+/** An email gate (a `simple_email` event that cannot be skipped) on a chapter, opening at `second`; answers the API's response. */
+export function createEmailGate(api: Client, chapterId: number, second: number) {
+  return api.post('/dashboard/v1/events', {
+    event_type: 'simple_email',
+    chapter_id: chapterId,
+    second,
+    closeable: false,
+    html: '<form data-reelbase-event="email_gate"><input type="email" name="email" aria-label="Email"><button type="submit">Watch</button></form>',
+  });
+}
+
 /** A user invited through the API (POST /v1/users); answers the User resource. */
 export async function createUser(api: Client, overrides: Record<string, unknown> = {}) {
   const res = await api.post('/dashboard/v1/users', {

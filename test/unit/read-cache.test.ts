@@ -74,13 +74,14 @@ describe('ReadCache', () => {
 describe('SqliteChangeClock', () => {
   it("moves on this connection's own changes at once, and on other connections' commits once it looks again", async () => {
     let version = 7;
-    const clock = new SqliteChangeClock(() => version, 5);
+    // Looks again after 200 ms: long enough that a busy machine does not look again between two lines.
+    const clock = new SqliteChangeClock(() => version, 200);
     const start = clock.now();
     clock.changed();
     expect(clock.now()).toBe(start! + 1);
     version = 8;
     expect(clock.now()).toBe(start! + 1);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 250));
     expect(clock.now()).toBe(start! + 2);
     expect(clock.now()).toBe(start! + 2);
     clock.close();
