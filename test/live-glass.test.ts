@@ -8,10 +8,10 @@ import { runGlassBench } from '../bench/live-glass.ts';
  * alone, after the rest of the suite (vitest.config.ts): two browsers and the suite's encodes on two
  * cores starve the player, which a viewer's machine does not.
  *
- * Three joins, each a fresh server, publish and page: a join lands either about 2.2 s or about 3.1 s
- * behind the camera on this machine (a whole segment apart, the same for the whole of a join: the
- * phase of the join against the packager's segments, not yet explained; docs/watch.md). The figure
- * is the median over the joins, and no join may stall.
+ * Three joins, each a fresh server, publish and page: joins differ by up to a segment behind the
+ * camera on this machine, steady within a join (the phase of the join against the packager's
+ * segments, not yet explained; docs/watch.md). The figure is the median over the joins, and no
+ * join may stall.
  */
 describe('live glass-to-playback on the watch page', () => {
   it('plays a broadcast with 1 s segments within 3 s of the camera, without stalling', { timeout: 240_000 }, async () => {

@@ -136,7 +136,7 @@
   var accent = /^[0-9a-f]{3}([0-9a-f]{3})?$/i.test(settings.color || '') ? '#' + settings.color : '#2d6cdf';
   var HLS_TYPE = 'application/vnd.apple.mpegurl';
   /** Segments a live viewer plays behind the newest one listed (glass-to-playback ≈ HOLD_BACK + 0.6 segment). */
-  var HOLD_BACK = 1;
+  var HOLD_BACK = 1.25;
 
   var current = 0;
   /** Bumped by every start of a chapter's media: callbacks of an earlier one are ignored. */
