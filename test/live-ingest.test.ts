@@ -61,7 +61,8 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
       DATA_DIR: dataDir,
       RTMP_PORT: String(port),
       INGEST_HOST: '127.0.0.1',
-      LIVE_RECONNECT_WINDOW_SECONDS: '3',
+      // Long enough for a second ffmpeg to start and connect on a busy two-core machine.
+      LIVE_RECONNECT_WINDOW_SECONDS: '6',
       LIVE_HEALTH_INTERVAL_SECONDS: '1',
     });
     ingest = new LiveIngest(t.config, t.services.liveState, t.container.media);
