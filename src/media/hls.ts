@@ -102,6 +102,25 @@ export interface SubtitleTrack {
   default: boolean;
 }
 
+/** A published caption as the master playlist names it. */
+export interface CaptionForTrack {
+  id: number;
+  language: string;
+  localized_language_name?: string | null;
+  formatted_language_name?: string | null;
+  is_default: boolean;
+}
+
+/** The subtitle renditions of a video's published captions; `uriOf` says where each one's playlist is. */
+export function subtitleTracks(captions: CaptionForTrack[], uriOf: (id: number) => string): SubtitleTrack[] {
+  return captions.map((c) => ({
+    name: c.localized_language_name || c.formatted_language_name || c.language,
+    language: c.language,
+    uri: uriOf(c.id),
+    default: c.is_default,
+  }));
+}
+
 /** The master playlist with WebVTT subtitle renditions (one group, `subs`) that every variant names. */
 export function withSubtitles(master: string, tracks: SubtitleTrack[]): string {
   if (tracks.length === 0) return master;

@@ -1,7 +1,7 @@
 import { AppError, notFound } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { isValidKey, readSmall } from '../../media/file-store.ts';
-import { isMaster, subtitlePlaylist, withSubtitles } from '../../media/hls.ts';
+import { isMaster, subtitlePlaylist, subtitleTracks, withSubtitles } from '../../media/hls.ts';
 import { MEDIA_FILES_PATH, MEDIA_SUBTITLES_PATH, type Media } from '../../media/media.ts';
 import { servedFile, type ServedFile } from '../../media/served-file.ts';
 import type { CaptionsService } from '../captions/captions.service.ts';
@@ -27,11 +27,7 @@ export class MediaFilesService {
 
   async resolve(linkPath: string, expiresParam: unknown, signatureParam: unknown, ip: string): Promise<ServedFile> {
     const now = nowSeconds();
-    const expires = typeof expiresParam === 'string' && /^\d{1,12}$/.test(expiresParam) ? Number(expiresParam) : NaN;
-    const signature = typeof signatureParam === 'string' ? signatureParam : '';
-    if (!signature || !this.media.signer.verify(linkPath, expires, signature, now)) {
-      throw new AppError('forbidden', 'The link is invalid or has expired');
-    }
+    const expires = this.verifySigned(linkPath, expiresParam, signatureParam, now);
     const key = linkPath.slice(MEDIA_FILES_PATH.length);
     if (!linkPath.startsWith(MEDIA_FILES_PATH) || !isValidKey(key)) throw notFound('file');
     return this.serve(key, ip, expires - now);
@@ -55,22 +51,14 @@ export class MediaFilesService {
     const master = (await readSmall(this.media.store, key)).toString('utf8');
     if (!video) return master;
     const now = nowSeconds();
-    const tracks = (await this.captions.published(video.organization_id, video.id)).map((c) => ({
-      name: c.localized_language_name || c.formatted_language_name || c.language,
-      language: c.language,
-      uri: this.media.signer.sign(`${MEDIA_SUBTITLES_PATH}${c.id}.m3u8`, now),
-      default: c.is_default,
-    }));
+    const captions = await this.captions.published(video.organization_id, video.id);
+    const tracks = subtitleTracks(captions, (id) => this.media.signer.sign(`${MEDIA_SUBTITLES_PATH}${id}.m3u8`, now));
     return withSubtitles(master, tracks);
   }
 
   /** A published caption's subtitles playlist by signed link: its WebVTT file (by the caption's signed URL) for the whole video. */
   async subtitles(id: number, expiresParam: unknown, signatureParam: unknown, ip: string): Promise<string> {
-    const expires = typeof expiresParam === 'string' && /^\d{1,12}$/.test(expiresParam) ? Number(expiresParam) : NaN;
-    const signature = typeof signatureParam === 'string' ? signatureParam : '';
-    if (!signature || !this.media.signer.verify(`${MEDIA_SUBTITLES_PATH}${id}.m3u8`, expires, signature, nowSeconds())) {
-      throw new AppError('forbidden', 'The link is invalid or has expired');
-    }
+    this.verifySigned(`${MEDIA_SUBTITLES_PATH}${id}.m3u8`, expiresParam, signatureParam, nowSeconds());
     const caption = await this.captions.publishedById(id);
     if (await this.ipRanges.isBlocked(caption.organizationId, ip)) throw new AppError('forbidden', 'This file is not available from your network');
     const video = await this.videos.find(caption.organizationId, caption.videoId);
@@ -86,5 +74,15 @@ export class MediaFilesService {
     const stat = await this.media.store.stat(key);
     if (!stat) throw notFound('file');
     return servedFile(this.media.store, key, stat, Math.min(MAX_CACHE_SECONDS, secondsLeft));
+  }
+
+  /** The link's expiry, once its signature is found valid and unexpired. */
+  private verifySigned(linkPath: string, expiresParam: unknown, signatureParam: unknown, now: number): number {
+    const expires = typeof expiresParam === 'string' && /^\d{1,12}$/.test(expiresParam) ? Number(expiresParam) : NaN;
+    const signature = typeof signatureParam === 'string' ? signatureParam : '';
+    if (!signature || !this.media.signer.verify(linkPath, expires, signature, now)) {
+      throw new AppError('forbidden', 'The link is invalid or has expired');
+    }
+    return expires;
   }
 }

@@ -3,7 +3,7 @@ import { AppError, notFound } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { isValidKey, readSmall } from '../../media/file-store.ts';
 import { contentTypeOf } from '../../media/content-types.ts';
-import { cutPlaylist, isMaster, subtitlePlaylist, withSubtitles } from '../../media/hls.ts';
+import { cutPlaylist, isMaster, subtitlePlaylist, subtitleTracks, withSubtitles } from '../../media/hls.ts';
 import type { Media } from '../../media/media.ts';
 import { servedFile, type ServedFile } from '../../media/served-file.ts';
 import type { CaptionFile, CaptionsService } from '../captions/captions.service.ts';
@@ -43,7 +43,7 @@ export class PlaybackService {
    * now; with `allowance`, how much of one of its videos the grant admits (all of it, unless the
    * grant was issued short of the player's email gate: then what the page showed).
    */
-  private async admit(uuid: string, grant: string, ip: string): Promise<{ player: WatchPlayerRow; allowance: (videoId: number) => Promise<Allowance> }> {
+  private async admit(uuid: string, grant: string, ip: string): Promise<{ player: WatchPlayerRow; allowance: (videoId: number) => Allowance }> {
     const player = UUID.test(uuid) ? await this.repo.findPlayer(uuid.toLowerCase()) : undefined;
     if (!player) throw notFound('video');
     const now = nowSeconds();
@@ -53,10 +53,10 @@ export class PlaybackService {
     if (refusal) throw new AppError('forbidden', refusal.message);
     if (verified.kind === 'embed' && !player.embed_enabled) throw new AppError('forbidden', 'This video cannot be embedded');
     const all: Allowance = { kind: 'all' };
-    if (!verified.gated) return { player, allowance: async () => all };
+    if (!verified.gated) return { player, allowance: () => all };
     // The gate as it is now: one removed meanwhile holds nothing back any more.
     const gate = await this.pages.gate(player);
-    return { player, allowance: async (videoId) => allowanceOf(gate.plan, gate.videoIds, videoId) };
+    return { player, allowance: (videoId) => allowanceOf(gate.plan, gate.videoIds, videoId) };
   }
 
   private async videosOf(player: WatchPlayerRow) {
@@ -71,7 +71,7 @@ export class PlaybackService {
     // nor its caption files, which a page offers only once published (…/captions/<id>.vtt).
     const servable = (uuid: string) => key.startsWith(`videos/${uuid}/`) && key !== `videos/${uuid}/original` && !key.startsWith(`videos/${uuid}/captions/`);
     const video = isValidKey(key) ? videos.find((v) => servable(v.uuid)) : undefined;
-    if (!video || !(await this.allows(await allowance(video.id), key))) throw notFound('file');
+    if (!video || !(await this.allows(allowance(video.id), key))) throw notFound('file');
     const stat = await this.media.store.stat(key);
     if (!stat) throw notFound('file');
     return servedFile(this.media.store, key, stat, MAX_CACHE_SECONDS);
@@ -120,17 +120,13 @@ export class PlaybackService {
   async playlist(uuid: string, grant: string, ip: string, key: string): Promise<string> {
     const { player, allowance } = await this.admit(uuid, grant, ip);
     const video = (await this.videosOf(player)).find((v) => key.startsWith(`videos/${v.uuid}/`));
-    const allowed = video && isValidKey(key) ? await allowance(video.id) : ({ kind: 'none' } as const);
+    const allowed = video && isValidKey(key) ? allowance(video.id) : ({ kind: 'none' } as const);
     const text = allowed.kind === 'none' ? null : await this.readPlaylist(key);
     if (!video || text === null) throw notFound('file');
     if (!isMaster(key)) return allowed.kind === 'until' ? cutPlaylist(text, allowed.second).text : text;
-    const tracks = (await this.captions.published(player.organization_id, video.id)).map((c) => ({
-      name: c.localized_language_name || c.formatted_language_name || c.language,
-      language: c.language,
-      // From …/files/videos/<video>/<run>/hls/ up to /play/<uuid>/<grant>/.
-      uri: `../../../../../captions/${c.id}.m3u8`,
-      default: c.is_default,
-    }));
+    const captions = await this.captions.published(player.organization_id, video.id);
+    // From …/files/videos/<video>/<run>/hls/ up to /play/<uuid>/<grant>/.
+    const tracks = subtitleTracks(captions, (id) => `../../../../../captions/${id}.m3u8`);
     return withSubtitles(text, tracks);
   }
 
@@ -138,7 +134,7 @@ export class PlaybackService {
   async captionPlaylist(uuid: string, grant: string, ip: string, id: number): Promise<string> {
     const { player, allowance } = await this.admit(uuid, grant, ip);
     for (const video of await this.videosOf(player)) {
-      if ((await allowance(video.id)).kind === 'none') continue;
+      if (allowance(video.id).kind === 'none') continue;
       const captions = await this.captions.published(player.organization_id, video.id);
       if (captions.some((c) => c.id === id)) return subtitlePlaylist(`${id}.vtt`, video.seconds ?? 1);
     }
@@ -149,7 +145,7 @@ export class PlaybackService {
   async caption(uuid: string, grant: string, ip: string, id: number): Promise<CaptionFile> {
     const { player, allowance } = await this.admit(uuid, grant, ip);
     const videos: number[] = [];
-    for (const video of await this.videosOf(player)) if ((await allowance(video.id)).kind !== 'none') videos.push(video.id);
+    for (const video of await this.videosOf(player)) if (allowance(video.id).kind !== 'none') videos.push(video.id);
     return this.captions.publishedVtt(player.organization_id, videos, id);
   }
 
@@ -165,7 +161,7 @@ export class PlaybackService {
   private async admitLive(uuid: string, grant: string, ip: string): Promise<string> {
     const { player, allowance } = await this.admit(uuid, grant, ip);
     const videoId = await this.live.videoIdOf(player.uuid);
-    if (videoId !== null && (await allowance(videoId)).kind === 'none') throw notFound('live stream');
+    if (videoId !== null && allowance(videoId).kind === 'none') throw notFound('live stream');
     return player.uuid;
   }
 }
