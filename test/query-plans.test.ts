@@ -64,39 +64,79 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
       } else {
         const text = await t.database.db.connection().execute(async (conn) => {
           await sql`SET enable_seqscan = off`.execute(conn);
+          await sql`SET enable_sort = off`.execute(conn);
           try {
             const explained = await conn.executeQuery<{ 'QUERY PLAN': string }>({ ...query, sql: `EXPLAIN ${query.sql}` });
             return explained.rows.map((r) => r['QUERY PLAN']).join(' | ');
           } finally {
             await sql`SET enable_seqscan = on`.execute(conn);
+            await sql`SET enable_sort = on`.execute(conn);
           }
         });
         plans.push(text);
       }
     }
+    if (process.env.SHOW_PLANS) console.log(plans.join('\n\n'));
     return plans;
   }
 
-  const uses = (index: string) => (dialect === 'sqlite' ? new RegExp(`USING (COVERING )?INDEX ${index}\\b`) : new RegExp(`using ${index}\\b`));
+  const uses = (index: string) => (dialect === 'sqlite' ? new RegExp(`USING (COVERING )?INDEX ${index}\\b`) : new RegExp(`(using|on) ${index}\\b`));
 
-  it("a chapter's CTAs: the page and its count walk the (organization, chapter, id) index", async () => {
+  /** A sort node (SQLite's temporary B-tree, PostgreSQL's Sort; not a Merge Append's sort key). */
+  const SORTS = /TEMP B-TREE|\bSort {2}\(/;
+  /** What finds the page's ids: on PostgreSQL what lies under the Limit (the page's rows are sorted after, 200 at most). */
+  const pageIds = (plan: string) => (dialect === 'sqlite' ? plan : plan.slice(plan.indexOf('Limit')));
+  /** The page's ids walk `index` alone: a covering index on SQLite, an index-only scan on PostgreSQL, no sort. */
+  const walksOnly = (plan: string, index: string) => {
+    expect(pageIds(plan)).toMatch(dialect === 'sqlite' ? new RegExp(`COVERING INDEX ${index}\\b`) : new RegExp(`Index Only Scan( Backward)? using ${index}\\b`));
+    expect(pageIds(plan)).not.toMatch(SORTS);
+  };
+  const countsFromTheTable = (plan: string) => {
+    expect(plan).toMatch(uses(dialect === 'sqlite' ? 'sqlite_autoindex_event_counts_1' : 'event_counts_pk'));
+    expect(plan).not.toMatch(/\bevents\b/);
+  };
+
+  it("a chapter's CTAs: the count is read from event_counts, the page's ids walk the (organization, chapter, id) index, from the nearer end", async () => {
     const filter: EventFilter = { organizationId: org.organizationId, chapterId: player.chapters_attributes[0].id };
     const plans = await plansOf(async (repo) => {
-      await repo.list(filter, { limit: 200, offset: 199_800 });
       await repo.count(filter);
+      await repo.list(filter, { limit: 200, offset: 1_000 }, 200_000);
+      await repo.list(filter, { limit: 200, offset: 199_800 }, 200_000);
     });
-    expect(plans).toHaveLength(2);
+    expect(plans).toHaveLength(3);
+    countsFromTheTable(plans[0]);
     // The page's ids from the index alone (a deferred join), then their rows by primary key.
-    expect(plans[0]).toMatch(uses('events_org_chapter_idx'));
-    if (dialect === 'sqlite') expect(plans[0]).toMatch(/COVERING INDEX events_org_chapter_idx/);
-    else expect(plans[0]).toMatch(/Index Only Scan using events_org_chapter_idx/);
-    // The count may walk either index that leads with (organization, chapter): both cover it.
-    expect(plans[1]).toMatch(uses('events_org_chapter(_state)?_idx'));
-    if (dialect === 'sqlite') expect(plans[1]).toMatch(/COVERING INDEX/);
-    else expect(plans[1]).toMatch(/Index Only Scan/);
+    walksOnly(plans[1], 'events_org_chapter_idx');
+    walksOnly(plans[2], 'events_org_chapter_idx');
+    if (dialect === 'postgres') expect(plans[2]).toMatch(/Index Only Scan Backward/);
   });
 
-  it('cta_meta: each count by state is a range of the (organization, chapter, state) index, not a scan', async () => {
+  it("a player's CTAs: one range of the (organization, player, id) index; with the defaults, a merge of two ranges, not a sort", async () => {
+    const own: EventFilter = { organizationId: org.organizationId, playerId: player.id };
+    const plans = await plansOf(async (repo) => {
+      await repo.list(own, { limit: 200, offset: 499_800 }, 1_000_000);
+      await repo.list({ ...own, includeDefaults: true }, { limit: 200, offset: 499_800 });
+    });
+    expect(plans).toHaveLength(2);
+    walksOnly(plans[0], 'events_org_player_idx');
+    expect(pageIds(plans[1])).toMatch(dialect === 'sqlite' ? /MERGE \(UNION ALL\)/ : /Merge Append/);
+    expect(pageIds(plans[1])).toMatch(uses('events_org_player_idx'));
+    expect(pageIds(plans[1])).toMatch(uses(dialect === 'sqlite' ? 'events_org_(defaults|chapter)_idx' : 'events_org_defaults_idx'));
+    expect(pageIds(plans[1])).not.toMatch(SORTS);
+    expect(pageIds(plans[1])).not.toMatch(/Seq Scan|Filter:/);
+  });
+
+  it("the organization's events: the (organization, id) index, from the nearer end", async () => {
+    const all: EventFilter = { organizationId: org.organizationId };
+    const plans = await plansOf(async (repo) => {
+      await repo.count(all);
+      await repo.list(all, { limit: 200, offset: 999_800 }, 1_000_000);
+    });
+    countsFromTheTable(plans[0]);
+    walksOnly(plans[1], 'events_org_idx');
+  });
+
+  it("cta_meta: each count by state sums rows of event_counts over the player's chapters, never reading events", async () => {
     const filter = (state: string): EventFilter => ({ organizationId: org.organizationId, playerId: player.id, state });
     const plans = await plansOf(async (repo) => {
       await repo.count(filter('public'));
@@ -104,8 +144,8 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
     });
     expect(plans).toHaveLength(2);
     for (const plan of plans) {
-      expect(plan).toMatch(uses('events_org_chapter_state_idx'));
-      if (dialect === 'sqlite') expect(plan).not.toMatch(/SCAN events/);
+      countsFromTheTable(plan);
+      expect(plan).toMatch(uses('chapters_player_idx'));
     }
   });
 });

@@ -19,6 +19,7 @@ import * as m0017 from './migrations/0017_uploads.ts';
 import * as m0018 from './migrations/0018_upload_locks.ts';
 import * as m0019 from './migrations/0019_caption_files.ts';
 import * as m0020 from './migrations/0020_event_list_indexes.ts';
+import * as m0021 from './migrations/0021_event_counts.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '0018_upload_locks': m0018,
   '0019_caption_files': m0019,
   '0020_event_list_indexes': m0020,
+  '0021_event_counts': m0021,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

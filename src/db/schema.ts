@@ -152,6 +152,8 @@ export interface EventsTable {
   organization_id: number;
   /** null for an organization default event. */
   chapter_id: number | null;
+  /** The chapter's player (derived by the repository from chapter_id; null for a default event). */
+  player_id: number | null;
   event_type: string;
   name: string | null;
   description: string | null;
@@ -169,6 +171,15 @@ export interface EventsTable {
   state: Generated<string>;
   created_at: number;
   updated_at: number;
+}
+
+/** Events per organization, chapter (0: the organization's defaults), type and state; kept by triggers (migration 0021). */
+export interface EventCountsTable {
+  organization_id: number;
+  chapter_id: number;
+  event_type: string;
+  state: string;
+  n: number | string;
 }
 
 export interface TagsTable {
@@ -489,6 +500,7 @@ export interface DB {
   video_file_sets: VideoFileSetsTable;
   chapters: ChaptersTable;
   events: EventsTable;
+  event_counts: EventCountsTable;
   tags: TagsTable;
   player_tags: PlayerTagsTable;
   video_tags: VideoTagsTable;

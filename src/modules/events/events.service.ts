@@ -117,9 +117,14 @@ export class EventsService {
     return player;
   }
 
+  /** A page and the exact count. A count without text is a sum of a few maintained rows, so it comes first and lets a deep page be walked to from the end. */
   async listRows(filter: EventFilter, page: Page): Promise<{ rows: EventRow[]; total: number }> {
-    const [rows, total] = await Promise.all([this.repo.list(filter, page), this.repo.count(filter)]);
-    return { rows, total };
+    if (filter.text) {
+      const [rows, total] = await Promise.all([this.repo.list(filter, page), this.repo.count(filter)]);
+      return { rows, total };
+    }
+    const total = await this.repo.count(filter);
+    return { rows: await this.repo.list(filter, page, total), total };
   }
 
   // ---- rows (shared with the CTA service) ----
