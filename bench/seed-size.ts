@@ -34,9 +34,9 @@ export async function seedSize(app: FastifyInstance, database: Database, token: 
       : sql`(WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${sql.lit(SIZE.ctas)}) SELECT i FROM s) AS n`;
   const started = performance.now();
   await sql`
-    INSERT INTO events (organization_id, chapter_id, event_type, name, description, second, duration, auto_close, width, html,
+    INSERT INTO events (organization_id, chapter_id, player_id, event_type, name, description, second, duration, auto_close, width, html,
                         closeable, fullscreen, blur, is_new_contact, state, created_at, updated_at)
-    SELECT ${sql.lit(organization)}, CASE WHEN n.i <= ${sql.lit(SIZE.onFirstChapter)} THEN ${sql.lit(first)} ELSE ${sql.lit(second)} END, 'simple_html',
+    SELECT ${sql.lit(organization)}, CASE WHEN n.i <= ${sql.lit(SIZE.onFirstChapter)} THEN ${sql.lit(first)} ELSE ${sql.lit(second)} END, ${sql.lit(player.id)}, 'simple_html',
            'CTA ' || n.i, CASE WHEN n.i % 100 = 0 THEN 'Join the webinar' ELSE 'Offer' END, n.i % 600, 10, ${sql.lit(true)}, 300,
            '<p>Offer ' || n.i || '</p>', ${sql.lit(true)}, ${sql.lit(false)}, ${sql.lit(false)}, ${sql.lit(false)},
            CASE WHEN n.i % 10 = 0 THEN 'draft' ELSE 'public' END, ${sql.lit(now)}, ${sql.lit(now)}

@@ -355,6 +355,38 @@ describe.each(dialects)('events on %s', (dialect) => {
       expect((await other.api.get('/dashboard/v1/events/search?query=sale')).body.summary.count).toBe(0);
     });
 
+    it('one matching rule on both dialects (docs/events.md, "Search"): a substring of a column, any case, wildcards and quotes literal, short text too', async () => {
+      const org2 = await createOrg(t);
+      const made: Record<string, number> = {};
+      const bodies: Record<string, Record<string, unknown>> = {
+        webinar: { name: 'Join the Webinar', html: '<p>x</p>' },
+        quoted: { name: 'Say "hello" there', html: '<p>x</p>' },
+        under: { name: 'snake_case name', html: '<p>x</p>' },
+        split: { name: 'end of name', description: 'start of description', html: '<p>x</p>' },
+        tag: { name: 'Tagged', html: '<div class="promo">Buy</div>' },
+      };
+      for (const [key, body] of Object.entries(bodies)) {
+        const res = await org2.api.post('/dashboard/v1/events', { event_type: 'simple_overlay', ...body });
+        expect(res.status, res.raw).toBe(201);
+        made[key] = res.body.id;
+      }
+      const found = async (query: string) =>
+        (await org2.api.get(`/dashboard/v1/events/search?query=${encodeURIComponent(query)}&per_page=50`)).body.events.map((e: any) => e.id).sort();
+      expect(await found('EBINA')).toEqual([made.webinar]); // inside a word, any case
+      expect(await found('"hello"')).toEqual([made.quoted]); // quotes are characters
+      expect(await found('e_c')).toEqual([made.under]); // `_` is no wildcard
+      expect(await found('e_')).toEqual([made.under]); // short text: read, same rule
+      expect(await found('Ag')).toEqual([made.tag]);
+      expect(await found('name start')).toEqual([]); // a match never spans two columns
+      expect(await found('class="promo"')).toEqual([made.tag]); // html is searched as written
+      // Kept up to date by every write: an edit is found by its new text only, a deleted event no more.
+      expect((await org2.api.patch(`/dashboard/v1/events/${made.webinar}`, { name: 'Join the meetup' })).status).toBe(200);
+      expect(await found('webinar')).toEqual([]);
+      expect(await found('MEETUP')).toEqual([made.webinar]);
+      expect((await org2.api.delete(`/dashboard/v1/events/${made.webinar}`)).status).toBe(200);
+      expect(await found('meetup')).toEqual([]);
+    });
+
     it('answers lists as CSV', async () => {
       const res = await listOrg.api.get('/dashboard/v1/events/search?query=sale', { accept: 'text/csv' });
       expect(res.status).toBe(200);

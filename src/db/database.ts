@@ -60,6 +60,12 @@ export function openDatabase(options: DatabaseOptions): Database {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
+  // Lists at size walk index entries by the hundred thousand (docs/performance.md, "Lists at size"):
+  // read through a memory map, with a larger page cache, the middle page of a million-row player
+  // list took 17 ms instead of 35. Both are ceilings: the map's pages are the file's, shared with
+  // the OS cache; the page cache grows only as far as it is used.
+  sqlite.pragma('mmap_size = 268435456');
+  sqlite.pragma('cache_size = -65536');
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   const clock = new SqliteChangeClock(() => dataVersion.get() as number);
   const dialect: Dialect = new SqliteDialect({ database: wrapSqlite(sqlite, () => clock.changed()) });

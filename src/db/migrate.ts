@@ -20,6 +20,7 @@ import * as m0018 from './migrations/0018_upload_locks.ts';
 import * as m0019 from './migrations/0019_caption_files.ts';
 import * as m0020 from './migrations/0020_event_list_indexes.ts';
 import * as m0021 from './migrations/0021_event_counts.ts';
+import * as m0022 from './migrations/0022_event_search.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '0019_caption_files': m0019,
   '0020_event_list_indexes': m0020,
   '0021_event_counts': m0021,
+  '0022_event_search': m0022,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -62,30 +62,49 @@ async function sqliteTriggers(db: Kysely<any>) {
     .execute(db);
 }
 
+/**
+ * PostgreSQL: statement-level triggers over transition tables, one grouped change per statement.
+ * Row-level ones would update the same counter row once per event, and PostgreSQL keeps every
+ * version of a row a transaction wrote: a statement writing a million events (a bulk insert, a
+ * player's cascade) would walk ever longer chains, quadratic in the rows.
+ */
 async function postgresTriggers(db: Kysely<any>) {
+  const key = KEY.map((k) => (k === 'chapter_id' ? 'COALESCE(chapter_id, 0)' : k)).join(', ');
+  const addAll = (rows: string) => `INSERT INTO event_counts (${KEY.join(', ')}, n)
+      SELECT ${key}, COUNT(*) FROM ${rows} GROUP BY ${key}
+      ON CONFLICT (${KEY.join(', ')}) DO UPDATE SET n = event_counts.n + EXCLUDED.n;`;
+  const grouped = (rows: string) =>
+    `(SELECT organization_id AS o, COALESCE(chapter_id, 0) AS ch, event_type AS et, state AS st, COUNT(*) AS n FROM ${rows} GROUP BY 1, 2, 3, 4) t`;
+  const sameKey = 'c.organization_id = t.o AND c.chapter_id = t.ch AND c.event_type = t.et AND c.state = t.st';
+  const takeAll = (rows: string) => `UPDATE event_counts c SET n = c.n - t.n FROM ${grouped(rows)} WHERE ${sameKey};
+      DELETE FROM event_counts c USING ${grouped(rows)} WHERE ${sameKey} AND c.n = 0;`;
+  // An update counts only the events whose key changed (most updates change none).
+  const movedOld = `(SELECT o.* FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE ${moved.replace(/OLD\./g, 'o.').replace(/NEW\./g, 'n.')})`;
+  const movedNew = `(SELECT n.* FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE ${moved.replace(/OLD\./g, 'o.').replace(/NEW\./g, 'n.')})`;
+  const fn = (name: string, body: string) =>
+    sql.raw(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body} RETURN NULL; END $$`).execute(db);
+  await fn('reelbase_event_counts_insert', addAll('new_rows'));
+  await fn('reelbase_event_counts_delete', takeAll('old_rows'));
+  await fn('reelbase_event_counts_update', `${takeAll(`${movedOld} AS moved_old`)} ${addAll(`${movedNew} AS moved_new`)}`);
   await sql
-    .raw(
-      `CREATE FUNCTION reelbase_event_counts() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF TG_OP IN ('DELETE', 'UPDATE') THEN ${take('OLD')} END IF;
-        IF TG_OP IN ('INSERT', 'UPDATE') THEN ${add('NEW')} END IF;
-        RETURN NULL;
-      END $$`,
-    )
+    .raw(`CREATE TRIGGER event_counts_insert AFTER INSERT ON events REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reelbase_event_counts_insert()`)
     .execute(db);
-  await sql.raw(`CREATE TRIGGER event_counts_write AFTER INSERT OR DELETE ON events FOR EACH ROW EXECUTE FUNCTION reelbase_event_counts()`).execute(db);
+  await sql
+    .raw(`CREATE TRIGGER event_counts_delete AFTER DELETE ON events REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION reelbase_event_counts_delete()`)
+    .execute(db);
   await sql
     .raw(
-      `CREATE TRIGGER event_counts_update AFTER UPDATE OF ${KEY.join(', ')} ON events FOR EACH ROW WHEN (${moved}) EXECUTE FUNCTION reelbase_event_counts()`,
+      `CREATE TRIGGER event_counts_update AFTER UPDATE ON events REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reelbase_event_counts_update()`,
     )
     .execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   if (isPostgres(db)) {
-    await sql`DROP TRIGGER event_counts_update ON events`.execute(db);
-    await sql`DROP TRIGGER event_counts_write ON events`.execute(db);
-    await sql`DROP FUNCTION reelbase_event_counts()`.execute(db);
+    for (const op of ['insert', 'delete', 'update']) {
+      await sql.raw(`DROP TRIGGER event_counts_${op} ON events`).execute(db);
+      await sql.raw(`DROP FUNCTION reelbase_event_counts_${op}()`).execute(db);
+    }
   } else {
     for (const t of ['event_counts_insert', 'event_counts_delete', 'event_counts_update']) await sql.raw(`DROP TRIGGER ${t}`).execute(db);
   }

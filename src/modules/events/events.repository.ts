@@ -1,6 +1,6 @@
 import type { Insertable, Kysely, Selectable, Updateable, ExpressionBuilder, Expression, SqlBool } from 'kysely';
 import type { DB, EventsTable } from '../../db/schema.ts';
-import { containsCi } from '../../db/dialect.ts';
+import { matchesText, type SearchedTable } from '../../db/text-search.ts';
 import { cachedRead } from '../../db/read-cache.ts';
 import { mapMaybe, type MaybePromise } from '../../lib/maybe-promise.ts';
 
@@ -39,6 +39,9 @@ export interface ChapterOwner {
   player_uuid: string;
 }
 
+/** What `/v1/events/search` reads (migration 0022). */
+const EVENT_SEARCH: SearchedTable = { table: 'events', fts: 'events_search', columns: ['name', 'description', 'html'] };
+
 /** Queries over `events` (CTAs are events) and the chapter/player lookups their placement needs. */
 export class EventsRepository {
   constructor(private readonly db: Kysely<DB>) {}
@@ -58,13 +61,10 @@ export class EventsRepository {
   /** The filter's conditions but its placement. */
   private others(f: EventFilter) {
     return (eb: ExpressionBuilder<DB, 'events'>) => {
-      const conds = [eb('events.organization_id', '=', f.organizationId)];
+      const conds: Expression<SqlBool>[] = [eb('events.organization_id', '=', f.organizationId)];
       if (f.eventTypes && f.eventTypes.length > 0) conds.push(eb('events.event_type', 'in', [...f.eventTypes]));
       if (f.state !== undefined) conds.push(eb('events.state', '=', f.state));
-      if (f.text) {
-        const t = f.text;
-        conds.push(eb.or([containsCi(eb.ref('events.name'), t), containsCi(eb.ref('events.description'), t), containsCi(eb.ref('events.html'), t)]));
-      }
+      if (f.text) conds.push(matchesText(this.db, eb, EVENT_SEARCH, f.text));
       return eb.and(conds);
     };
   }
