@@ -62,12 +62,33 @@ describe.each(dialects)('maintained event counts, and pages walked from either e
   async function expectAllConsistent(players: Array<{ id: number; uuid: string; chapters_attributes: Array<{ id: number }> }>) {
     const events = await truth();
     const ids = (f: (e: Truth) => boolean) => events.filter(f).map((e) => e.id);
-    await expectList(`${P}/events`, 'events', ids(() => true));
-    await expectList(`${P}/events?state=draft`, 'events', ids((e) => e.state === 'draft'));
+    await expectList(
+      `${P}/events`,
+      'events',
+      ids(() => true),
+    );
+    await expectList(
+      `${P}/events?state=draft`,
+      'events',
+      ids((e) => e.state === 'draft'),
+    );
     for (const player of players) {
-      for (const chapter of player.chapters_attributes) await expectList(`${P}/chapters/${chapter.id}/ctas`, 'ctas', ids((e) => e.chapter_id === chapter.id));
-      await expectList(`${P}/players/${player.id}/ctas`, 'ctas', ids((e) => e.player_id === player.id));
-      await expectList(`${P}/players/${player.id}/ctas?include_defaults=true`, 'ctas', ids((e) => e.player_id === player.id || e.chapter_id === null));
+      for (const chapter of player.chapters_attributes)
+        await expectList(
+          `${P}/chapters/${chapter.id}/ctas`,
+          'ctas',
+          ids((e) => e.chapter_id === chapter.id),
+        );
+      await expectList(
+        `${P}/players/${player.id}/ctas`,
+        'ctas',
+        ids((e) => e.player_id === player.id),
+      );
+      await expectList(
+        `${P}/players/${player.id}/ctas?include_defaults=true`,
+        'ctas',
+        ids((e) => e.player_id === player.id || e.chapter_id === null),
+      );
       const meta = (await org.api.get(`${P}/players/${player.id}/cta_meta`)).body;
       expect(meta.num_public_ctas).toBe(ids((e) => e.player_id === player.id && e.state === 'public').length);
       expect(meta.num_draft_ctas).toBe(ids((e) => e.player_id === player.id && e.state === 'draft').length);

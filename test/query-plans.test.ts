@@ -90,7 +90,9 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
   const pageIds = (plan: string) => (dialect === 'sqlite' ? plan : plan.slice(plan.indexOf('Limit')));
   /** The page's ids walk `index` alone: a covering index on SQLite, an index-only scan on PostgreSQL, no sort. */
   const walksOnly = (plan: string, index: string) => {
-    expect(pageIds(plan)).toMatch(dialect === 'sqlite' ? new RegExp(`COVERING INDEX ${index}\\b`) : new RegExp(`Index Only Scan( Backward)? using ${index}\\b`));
+    expect(pageIds(plan)).toMatch(
+      dialect === 'sqlite' ? new RegExp(`COVERING INDEX ${index}\\b`) : new RegExp(`Index Only Scan( Backward)? using ${index}\\b`),
+    );
     expect(pageIds(plan)).not.toMatch(SORTS);
   };
   const countsFromTheTable = (plan: string) => {
@@ -163,7 +165,11 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
       created_at: now,
       updated_at: now,
     }));
-    for (let i = 0; i < rows.length; i += 1_000) await t.database.db.insertInto('events').values(rows.slice(i, i + 1_000)).execute();
+    for (let i = 0; i < rows.length; i += 1_000)
+      await t.database.db
+        .insertInto('events')
+        .values(rows.slice(i, i + 1_000))
+        .execute();
     await sql`ANALYZE`.execute(t.database.db);
     const filter: EventFilter = { organizationId: searched.organizationId, text: 'webinar' };
     // On a few thousand rows PostgreSQL rather tests the text of each of the organization's events;

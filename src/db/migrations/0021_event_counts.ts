@@ -14,16 +14,13 @@ import { isPostgres } from '../dialect.ts';
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('events').addColumn('player_id', 'integer').execute();
-  await sql`UPDATE events SET player_id = (SELECT chapters.player_id FROM chapters WHERE chapters.id = events.chapter_id) WHERE chapter_id IS NOT NULL`.execute(db);
+  await sql`UPDATE events SET player_id = (SELECT chapters.player_id FROM chapters WHERE chapters.id = events.chapter_id) WHERE chapter_id IS NOT NULL`.execute(
+    db,
+  );
   await db.schema.createIndex('events_org_player_idx').on('events').columns(['organization_id', 'player_id', 'id']).execute();
   // The defaults in id order: PostgreSQL does not take `chapter_id IS NULL` as fixing the leading
   // column of (organization, chapter, id), so a partial index is what lets it merge them into a player's.
-  await db.schema
-    .createIndex('events_org_defaults_idx')
-    .on('events')
-    .columns(['organization_id', 'id'])
-    .where(sql.ref('chapter_id'), 'is', null)
-    .execute();
+  await db.schema.createIndex('events_org_defaults_idx').on('events').columns(['organization_id', 'id']).where(sql.ref('chapter_id'), 'is', null).execute();
 
   await db.schema
     .createTable('event_counts')
@@ -87,10 +84,14 @@ async function postgresTriggers(db: Kysely<any>) {
   await fn('reelbase_event_counts_delete', takeAll('old_rows'));
   await fn('reelbase_event_counts_update', `${takeAll(`${movedOld} AS moved_old`)} ${addAll(`${movedNew} AS moved_new`)}`);
   await sql
-    .raw(`CREATE TRIGGER event_counts_insert AFTER INSERT ON events REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reelbase_event_counts_insert()`)
+    .raw(
+      `CREATE TRIGGER event_counts_insert AFTER INSERT ON events REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reelbase_event_counts_insert()`,
+    )
     .execute(db);
   await sql
-    .raw(`CREATE TRIGGER event_counts_delete AFTER DELETE ON events REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION reelbase_event_counts_delete()`)
+    .raw(
+      `CREATE TRIGGER event_counts_delete AFTER DELETE ON events REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION reelbase_event_counts_delete()`,
+    )
     .execute(db);
   await sql
     .raw(

@@ -14,9 +14,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   if (isPostgres(db)) {
     const ops = await trigramOps(db);
     for (const column of COLUMNS) {
-      await sql
-        .raw(`CREATE INDEX events_${column}_trgm_idx ON events USING gin (lower(${column}) ${ops})`)
-        .execute(db);
+      await sql.raw(`CREATE INDEX events_${column}_trgm_idx ON events USING gin (lower(${column}) ${ops})`).execute(db);
     }
     return;
   }

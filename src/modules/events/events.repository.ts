@@ -160,7 +160,11 @@ export class EventsRepository {
         const places = [];
         if (f.chapterId !== undefined) places.push(eb('chapter_id', '=', f.chapterId));
         if (f.playerId !== undefined) {
-          const chapters = eb.selectFrom('chapters').select('chapters.id').where('chapters.player_id', '=', f.playerId).where('chapters.organization_id', '=', f.organizationId);
+          const chapters = eb
+            .selectFrom('chapters')
+            .select('chapters.id')
+            .where('chapters.player_id', '=', f.playerId)
+            .where('chapters.organization_id', '=', f.organizationId);
           places.push(eb('chapter_id', 'in', chapters));
         }
         if (f.defaultsOnly || (f.includeDefaults && places.length > 0)) places.push(eb('chapter_id', '=', 0));
