@@ -87,26 +87,71 @@ async function measure(dialect: 'sqlite' | 'postgres', s: Seeded): Promise<SizeR
   return rows;
 }
 
-async function run(dialect: 'sqlite' | 'postgres', env: Record<string, string | undefined>): Promise<SizeRow[]> {
-  const server = await startChild('server.ts', { ...env, BENCH_SEED: 'size' }, 600_000);
+/** Milliseconds of each of SAMPLES CTA creations on a chapter, one at a time (after two to warm the route). */
+async function createTimes(port: number, token: string, chapterId: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let n = 0; n < SAMPLES + 2; n++) {
+    const started = performance.now();
+    const res = await fetch(`http://127.0.0.1:${port}/dashboard/v1/ctas`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ chapter_id: chapterId, second: n, duration: 5, auto_close: true, width: 300, html: `<p>Offer ${n}</p>` }),
+    });
+    await res.arrayBuffer();
+    if (res.status !== 201) throw new Error(`CTA create: ${res.status}`);
+    if (n >= 2) times.push(performance.now() - started);
+  }
+  return times;
+}
+
+/** The same creations on an empty database of the same dialect: the baseline of the ratio. */
+async function emptyCreateTimes(env: Record<string, string | undefined>): Promise<number[]> {
+  const server = await startChild('server.ts', env, 60_000);
   try {
-    const seeded = server.info as Seeded;
-    process.stderr.write(`size bench, ${dialect}: seeded ${SIZE.ctas.toLocaleString('en')} CTAs in ${seeded.seedSeconds} s\n`);
-    return await measure(dialect, seeded);
+    const { port, token } = server.info as { port: number; token: string };
+    const res = await fetch(`http://127.0.0.1:${port}/dashboard/v1/players`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ player: { name: 'Empty', chapters_attributes: [{ position: 0, video_attributes: { name: 'v', upload_url: 'https://media.example.com/v.mp4' } }] } }),
+    });
+    const player = (await res.json()) as { chapters_attributes: Array<{ id: number }> };
+    return await createTimes(port, token, player.chapters_attributes[0].id);
   } finally {
     await stopChild(server.child);
   }
+}
+
+async function run(dialect: 'sqlite' | 'postgres', env: Record<string, string | undefined>, emptyEnv: Record<string, string | undefined>): Promise<SizeRow[]> {
+  const server = await startChild('server.ts', { ...env, BENCH_SEED: 'size' }, 600_000);
+  let rows: SizeRow[];
+  let atSize: number[];
+  try {
+    const seeded = server.info as Seeded;
+    process.stderr.write(`size bench, ${dialect}: seeded ${SIZE.ctas.toLocaleString('en')} CTAs in ${seeded.seedSeconds} s\n`);
+    rows = await measure(dialect, seeded);
+    atSize = await createTimes(seeded.port, seeded.token, seeded.chapters[1]);
+  } finally {
+    await stopChild(server.child);
+  }
+  const empty = await emptyCreateTimes(emptyEnv);
+  const ratio = percentile(atSize, 50) / percentile(empty, 50);
+  process.stderr.write(
+    `size bench, ${dialect}: CTA create p50 ${percentile(atSize, 50).toFixed(1)} ms at 1M, ${percentile(empty, 50).toFixed(1)} ms empty (p99 ${percentile(atSize, 99).toFixed(1)} / ${percentile(empty, 99).toFixed(1)})\n`,
+  );
+  rows.push({ dialect, name: 'CTA create, 1M vs empty (ratio of p50s)', p50: ratio, p99: ratio, target: 1.5, pass: ratio <= 1.5, count: null });
+  return rows;
 }
 
 export async function runSizeBench(): Promise<SizeRow[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-size-'));
   const rows: SizeRow[] = [];
   try {
-    rows.push(...(await run('sqlite', { DATA_DIR: path.join(dir, 'sqlite'), DATABASE_URL: '' })));
+    rows.push(...(await run('sqlite', { DATA_DIR: path.join(dir, 'sqlite'), DATABASE_URL: '' }, { DATA_DIR: path.join(dir, 'sqlite-empty'), DATABASE_URL: '' })));
     const pgTarget = await postgresUrl();
     if (pgTarget.url) {
       const url = pgTarget.url;
-      rows.push(...(await withSchema(url, (schema) => run('postgres', { DATA_DIR: path.join(dir, 'pg'), DATABASE_URL: url, BENCH_PG_SCHEMA: schema }))));
+      const pgEnv = (name: string, schema: string) => ({ DATA_DIR: path.join(dir, name), DATABASE_URL: url, BENCH_PG_SCHEMA: schema });
+      rows.push(...(await withSchema(url, (big) => withSchema(url, (empty) => run('postgres', pgEnv('pg', big), pgEnv('pg-empty', empty))))));
     } else process.stderr.write(`size bench: PostgreSQL skipped: ${pgTarget.why}\n`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

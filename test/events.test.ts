@@ -355,7 +355,7 @@ describe.each(dialects)('events on %s', (dialect) => {
       expect((await other.api.get('/dashboard/v1/events/search?query=sale')).body.summary.count).toBe(0);
     });
 
-    it('one matching rule on both dialects (docs/events.md, "Search"): a substring of a column, any case, wildcards and quotes literal, short text too', async () => {
+    it('one matching rule on both dialects (docs/performance.md, "Search"): a substring of a column, any case, wildcards and quotes literal, short text too', async () => {
       const org2 = await createOrg(t);
       const made: Record<string, number> = {};
       const bodies: Record<string, Record<string, unknown>> = {

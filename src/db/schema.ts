@@ -179,7 +179,7 @@ export interface EventCountsTable {
   chapter_id: number;
   event_type: string;
   state: string;
-  n: number | string;
+  n: number;
 }
 
 export interface TagsTable {

@@ -132,10 +132,16 @@ export const INTERNAL_TABLES = ['kysely_migration', 'kysely_migration_lock'];
 export async function describeDatabase(database: Database): Promise<DbDescription> {
   const schema = database.dialect === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(database.db)).rows[0].s : undefined;
   const tables = await database.db.introspection.getTables({ withInternalKyselyTables: true });
+  // SQLite's full-text indexes (FTS5 virtual tables and their shadow tables) are indexes, not tables of DB.
+  const virtual =
+    database.dialect === 'sqlite'
+      ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and sql like 'CREATE VIRTUAL TABLE%'`.execute(database.db)).rows.map((r) => r.name)
+      : [];
   const description: DbDescription = {};
   for (const table of tables) {
     if (schema !== undefined && table.schema !== schema) continue;
     if (INTERNAL_TABLES.includes(table.name)) continue;
+    if (virtual.some((v) => table.name === v || table.name.startsWith(`${v}_`))) continue;
     const columns: Record<string, DbColumn> = {};
     for (const c of table.columns) {
       columns[c.name] = {
