@@ -112,7 +112,9 @@ async function emptyCreateTimes(env: Record<string, string | undefined>): Promis
     const res = await fetch(`http://127.0.0.1:${port}/dashboard/v1/players`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ player: { name: 'Empty', chapters_attributes: [{ position: 0, video_attributes: { name: 'v', upload_url: 'https://media.example.com/v.mp4' } }] } }),
+      body: JSON.stringify({
+        player: { name: 'Empty', chapters_attributes: [{ position: 0, video_attributes: { name: 'v', upload_url: 'https://media.example.com/v.mp4' } }] },
+      }),
     });
     const player = (await res.json()) as { chapters_attributes: Array<{ id: number }> };
     return await createTimes(port, token, player.chapters_attributes[0].id);
@@ -146,7 +148,9 @@ export async function runSizeBench(): Promise<SizeRow[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-size-'));
   const rows: SizeRow[] = [];
   try {
-    rows.push(...(await run('sqlite', { DATA_DIR: path.join(dir, 'sqlite'), DATABASE_URL: '' }, { DATA_DIR: path.join(dir, 'sqlite-empty'), DATABASE_URL: '' })));
+    rows.push(
+      ...(await run('sqlite', { DATA_DIR: path.join(dir, 'sqlite'), DATABASE_URL: '' }, { DATA_DIR: path.join(dir, 'sqlite-empty'), DATABASE_URL: '' })),
+    );
     const pgTarget = await postgresUrl();
     if (pgTarget.url) {
       const url = pgTarget.url;

@@ -135,7 +135,9 @@ export async function describeDatabase(database: Database): Promise<DbDescriptio
   // SQLite's full-text indexes (FTS5 virtual tables and their shadow tables) are indexes, not tables of DB.
   const virtual =
     database.dialect === 'sqlite'
-      ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and sql like 'CREATE VIRTUAL TABLE%'`.execute(database.db)).rows.map((r) => r.name)
+      ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and sql like 'CREATE VIRTUAL TABLE%'`.execute(database.db)).rows.map(
+          (r) => r.name,
+        )
       : [];
   const description: DbDescription = {};
   for (const table of tables) {
