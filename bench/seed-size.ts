@@ -2,13 +2,14 @@
  * The sizes of issue 15, seeded by SQL in one statement per table (generate_series on PostgreSQL, a
  * recursive CTE on SQLite), after one player of two chapters is made through the API:
  * 1,000,000 CTAs in the organization, 200,000 on the first chapter and 800,000 on the second.
- * Every tenth CTA is a draft; every hundredth says "webinar" in its description.
+ * Every tenth CTA is a draft; every hundredth says "webinar" in its description. Then 100,000
+ * live broadcasts (streams and instances) in the same organization.
  */
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../src/db/database.ts';
 
-export const SIZE = { ctas: 1_000_000, onFirstChapter: 200_000 };
+export const SIZE = { ctas: 1_000_000, onFirstChapter: 200_000, liveInstances: 100_000 };
 
 export async function seedSize(app: FastifyInstance, database: Database, token: string) {
   const created = await app.inject({
@@ -41,8 +42,34 @@ export async function seedSize(app: FastifyInstance, database: Database, token: 
            '<p>Offer ' || n.i || '</p>', ${sql.lit(true)}, ${sql.lit(false)}, ${sql.lit(false)}, ${sql.lit(false)},
            CASE WHEN n.i % 10 = 0 THEN 'draft' ELSE 'public' END, ${sql.lit(now)}, ${sql.lit(now)}
     FROM ${numbers}`.execute(db);
+  // 100,000 broadcasts, each of a stream of its own: 1 % live, 9 % upcoming, the rest finished;
+  // every hundredth a "webinar"; air dates spread over a year.
+  const liveNumbers =
+    dialect === 'postgres'
+      ? sql`(SELECT generate_series(1, ${sql.lit(SIZE.liveInstances)}) AS i) AS n`
+      : sql`(WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${sql.lit(SIZE.liveInstances)}) SELECT i FROM s) AS n`;
+  await sql`
+    INSERT INTO live_streams (organization_id, recurring, stream_key, has_redundant_streams, created_at, updated_at)
+    SELECT ${sql.lit(organization)}, ${sql.lit(false)}, 'live_bench_' || n.i, ${sql.lit(false)}, ${sql.lit(now)}, ${sql.lit(now)} FROM ${liveNumbers}`.execute(
+    db,
+  );
+  const firstStream = (await db.selectFrom('live_streams').select('id').where('stream_key', '=', 'live_bench_1').executeTakeFirstOrThrow()).id;
+  await sql`
+    INSERT INTO live_stream_instances (organization_id, stream_id, player_uuid, name, search_text, status, air_date, created_at, updated_at)
+    SELECT ${sql.lit(organization)}, ${sql.lit(firstStream - 1)} + n.i, 'bench-live-' || n.i,
+           CASE WHEN n.i % 100 = 0 THEN 'Weekly webinar ' || n.i ELSE 'Show ' || n.i END,
+           CASE WHEN n.i % 100 = 0 THEN 'weekly webinar ' || n.i ELSE 'show ' || n.i END,
+           CASE WHEN n.i % 100 = 1 THEN 'live' WHEN n.i % 10 = 2 THEN 'unaired' ELSE 'ready' END,
+           ${sql.lit(now)} - (n.i * 7919) % 31536000, ${sql.lit(now)}, ${sql.lit(now)}
+    FROM ${liveNumbers}`.execute(db);
   // As autovacuum leaves a table in steady state: statistics, and the visibility map index-only scans need.
-  if (dialect === 'postgres') await sql`VACUUM (ANALYZE) events`.execute(db);
+  if (dialect === 'postgres') await sql`VACUUM (ANALYZE)`.execute(db);
   else await sql`ANALYZE`.execute(db);
-  return { playerId: player.id, playerUuid: player.uuid, chapters: [first, second], seedSeconds: Math.round((performance.now() - started) / 100) / 10 };
+  return {
+    playerId: player.id,
+    playerUuid: player.uuid,
+    chapters: [first, second],
+    organizationId: organization,
+    seedSeconds: Math.round((performance.now() - started) / 100) / 10,
+  };
 }

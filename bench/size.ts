@@ -29,6 +29,7 @@ interface Seeded {
   token: string;
   playerId: number;
   chapters: [number, number];
+  organizationId: number;
   seedSeconds: number;
 }
 
@@ -41,6 +42,7 @@ const pick = (max: number) => 1 + Math.floor(Math.random() * max);
 /** The requests of the issue's table and targets: a path for the n-th sample, and the p99 targets (ms) on SQLite / PostgreSQL. */
 function cases(s: Seeded): Array<{ name: string; url: (n: number) => string; targets: [number, number] }> {
   const [first] = s.chapters;
+  const live = `/dashboard/v1/organizations/${s.organizationId}/live`;
   const chapterPages = Math.ceil(SIZE.onFirstChapter / 200);
   const playerPages = Math.ceil(SIZE.ctas / 200);
   const list = [25, 50] as [number, number];
@@ -59,6 +61,10 @@ function cases(s: Seeded): Array<{ name: string; url: (n: number) => string; tar
     { name: 'events, per_page=200, page 1 (1M in the org)', url: () => '/dashboard/v1/events?per_page=200&page=1', targets: list },
     { name: 'events, per_page=200, page 5000', url: () => '/dashboard/v1/events?per_page=200&page=5000', targets: list },
     { name: 'events search "webinar", per_page=50', url: () => '/dashboard/v1/events/search?query=webinar&per_page=50', targets: search },
+    { name: 'live, per_page=50, page 1 (100k)', url: () => `${live}?per_page=50&page=1`, targets: list },
+    { name: 'live, query=webinar', url: () => `${live}?per_page=50&query=webinar`, targets: search },
+    { name: 'live, ongoing by air_date desc', url: () => `${live}?states[]=ongoing&order_by=air_date&direction=desc&per_page=50`, targets: list },
+    { name: 'live, per_page=50, last page', url: () => `${live}?per_page=50&page=${SIZE.liveInstances / 50}`, targets: list },
   ];
 }
 

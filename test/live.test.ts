@@ -314,6 +314,24 @@ describe.each(dialects)('live streams API on %s', (dialect) => {
       expect((await list('?per_page=10&order_by=updated_at')).status).toBe(200);
     });
 
+    it('every page of every order is the slice of the whole list, the later pages read from the end too', async () => {
+      const orders = ['', '&order_by=air_date', '&order_by=air_date&direction=desc', '&order_by=start_time&direction=desc', '&order_by=created_at'];
+      for (const order of orders) {
+        const whole = idsOf(await list(`?per_page=10${order}`));
+        expect(whole).toHaveLength(5);
+        for (const perPage of [1, 2, 3]) {
+          for (let page = 1; page <= Math.ceil(5 / perPage); page++) {
+            expect(idsOf(await list(`?per_page=${perPage}&page=${page}${order}`)), `${order} per_page=${perPage} page=${page}`).toEqual(
+              whole.slice((page - 1) * perPage, page * perPage),
+            );
+          }
+        }
+        const filtered = idsOf(await list(`?per_page=10&states[]=finished&states[]=upcoming${order}`));
+        const lastTwo = idsOf(await list(`?per_page=2&page=${Math.ceil(filtered.length / 2)}&states[]=finished&states[]=upcoming${order}`));
+        expect(lastTwo).toEqual(filtered.slice((Math.ceil(filtered.length / 2) - 1) * 2));
+      }
+    });
+
     it('breaks ties of order_by in the direction asked: equal created_at seconds, newer first for desc', async () => {
       await t.database.db.updateTable('live_stream_instances').set({ created_at: 1_900_000_000 }).where('id', 'in', ids).execute();
       expect(idsOf(await list('?per_page=10&order_by=created_at&direction=desc'))).toEqual([...ids].reverse());

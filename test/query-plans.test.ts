@@ -17,6 +17,7 @@ import {
 } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventsRepository, type EventFilter } from '../src/modules/events/events.repository.ts';
+import { LiveRepository } from '../src/modules/live/live.repository.ts';
 import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 
@@ -51,10 +52,10 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
   afterAll(() => t.close());
 
   /** The plans of the queries `run` sends through the repository, one text per query. */
-  async function plansOf(run: (repo: EventsRepository) => Promise<unknown>, pgSettings: Record<string, string> = {}): Promise<string[]> {
+  async function plansOf(run: (repo: EventsRepository, live: LiveRepository) => Promise<unknown>, pgSettings: Record<string, string> = {}): Promise<string[]> {
     const capture = new Capture();
     const db = t.database.db.withPlugin(capture);
-    await run(new EventsRepository(db));
+    await run(new EventsRepository(db), new LiveRepository(db));
     const plans: string[] = [];
     for (const node of capture.nodes) {
       const query = db.getExecutor().compileQuery(node, createQueryId());
@@ -186,5 +187,22 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
     // PostgreSQL may walk the first page in id order; the count must come from the trigram indexes.
     else for (const column of ['name', 'description', 'html']) expect(plans[1]).toMatch(uses(`events_${column}_trgm_idx`));
     expect(plans[1]).not.toMatch(/SCAN events\b(?! VIRTUAL)|Seq Scan/);
+  });
+
+  it('live list: a state ordered by air date walks (organization, status, air date, id), its count too; query is the trigram index', async () => {
+    const plans = await plansOf(
+      async (_, live) => {
+        const ongoing = { statuses: ['live'] };
+        await live.list(org.organizationId, ongoing, { column: 'air_date', direction: 'desc' }, { limit: 50, offset: 0 });
+        await live.count(org.organizationId, ongoing);
+        await live.count(org.organizationId, { query: 'webinar' });
+      },
+      { cpu_operator_cost: '1' },
+    );
+    expect(plans).toHaveLength(3);
+    expect(plans[0]).toMatch(uses('live_instances_org_status_air_idx'));
+    expect(plans[0]).not.toMatch(SORTS);
+    expect(plans[1]).toMatch(uses('live_instances_org_status_air_idx'));
+    expect(plans[2]).toMatch(dialect === 'sqlite' ? /live_instances_search VIRTUAL TABLE INDEX/ : uses('live_stream_instances_search_text_trgm_idx'));
   });
 });

@@ -1,6 +1,9 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { DB, LiveStreamInstancesTable, LiveStreamsTable } from '../../db/schema.ts';
-import { containsCi } from '../../db/dialect.ts';
+import { matchesText, type SearchedTable } from '../../db/text-search.ts';
+
+/** What the live list's `query` reads (migration 0023): the name and tags, lower case. */
+const LIVE_SEARCH: SearchedTable = { table: 'i', fts: 'live_instances_search', columns: ['search_text'] };
 
 export type LiveStreamRow = Selectable<LiveStreamsTable>;
 export type LiveInstanceRow = Selectable<LiveStreamInstancesTable>;
@@ -97,18 +100,30 @@ export class LiveRepository {
   private filtered(organizationId: number, filter: LiveListFilter) {
     let q = this.db.selectFrom('live_stream_instances as i').where('i.organization_id', '=', organizationId);
     if (filter.statuses?.length) q = q.where('i.status', 'in', filter.statuses);
-    if (filter.query) q = q.where((eb) => containsCi(eb.ref('i.search_text'), filter.query!));
+    if (filter.query) q = q.where((eb) => matchesText(this.db, eb, LIVE_SEARCH, filter.query!));
     return q;
   }
 
-  list(organizationId: number, filter: LiveListFilter, order: LiveListOrder, page: { limit: number; offset: number }) {
+  /**
+   * One page in the order asked. With `total` known, a page in the later half is read in the
+   * opposite order from the end and turned round (the last of 100,000 no longer walks them all).
+   */
+  async list(organizationId: number, filter: LiveListFilter, order: LiveListOrder, page: { limit: number; offset: number }, total?: number) {
+    if (total !== undefined && page.offset >= total) return [];
+    const fromEnd = total !== undefined && page.offset * 2 + page.limit > total;
+    const direction = fromEnd ? (order.direction === 'asc' ? 'desc' : 'asc') : order.direction;
+    const end = total === undefined ? 0 : Math.min(total, page.offset + page.limit);
     let q = this.filtered(organizationId, filter).innerJoin('live_streams as s', 's.id', 'i.stream_id').selectAll('i').select('s.recurring as recurring');
     // Unset times order as 0 (as answered) on both dialects.
     q =
-      order.column === 'id'
-        ? q.orderBy('i.id', order.direction)
-        : q.orderBy(sql`coalesce(${sql.ref(`i.${order.column}`)}, 0)`, order.direction).orderBy('i.id', order.direction);
-    return q.limit(page.limit).offset(page.offset).execute();
+      order.column === 'id' ? q.orderBy('i.id', direction) : q.orderBy(sql`coalesce(${sql.ref(`i.${order.column}`)}, 0)`, direction).orderBy('i.id', direction);
+    const rows = fromEnd
+      ? await q
+          .limit(end - page.offset)
+          .offset(total! - end)
+          .execute()
+      : await q.limit(page.limit).offset(page.offset).execute();
+    return fromEnd ? rows.reverse() : rows;
   }
 
   async count(organizationId: number, filter: LiveListFilter): Promise<number> {

@@ -136,7 +136,9 @@ export class LiveService {
     const paging = query.per_page !== undefined || query.page !== undefined;
     const order: LiveListOrder =
       paging && query.order_by ? { column: query.order_by, direction: query.direction ?? 'asc' } : { column: 'id', direction: 'asc' };
-    const [rows, total] = await Promise.all([this.repo.list(organizationId, filter, order, page), this.repo.count(organizationId, filter)]);
+    // The count first: it lets a page in the later half be read from the end.
+    const total = await this.repo.count(organizationId, filter);
+    const rows = await this.repo.list(organizationId, filter, order, page, total);
     const items: LiveListItem[] = rows.map((r) => ({
       id: r.id,
       player_id: r.player_id,
