@@ -120,7 +120,7 @@ export class LiveRepository {
     const rows = fromEnd
       ? await q
           .limit(end - page.offset)
-          .offset(total! - end)
+          .offset(total - end)
           .execute()
       : await q.limit(page.limit).offset(page.offset).execute();
     return fromEnd ? rows.reverse() : rows;
