@@ -3,13 +3,14 @@
  * recursive CTE on SQLite), after one player of two chapters is made through the API:
  * 1,000,000 CTAs in the organization, 200,000 on the first chapter and 800,000 on the second.
  * Every tenth CTA is a draft; every hundredth says "webinar" in its description. Then 100,000
- * live broadcasts (streams and instances) in the same organization.
+ * live broadcasts (streams and instances), a million players and a million videos in the same
+ * organization.
  */
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../src/db/database.ts';
 
-export const SIZE = { ctas: 1_000_000, onFirstChapter: 200_000, liveInstances: 100_000 };
+export const SIZE = { ctas: 1_000_000, onFirstChapter: 200_000, liveInstances: 100_000, players: 1_000_000, videos: 1_000_000 };
 
 export async function seedSize(app: FastifyInstance, database: Database, token: string) {
   const created = await app.inject({
@@ -62,6 +63,18 @@ export async function seedSize(app: FastifyInstance, database: Database, token: 
            CASE WHEN n.i % 100 = 1 THEN 'live' WHEN n.i % 10 = 2 THEN 'unaired' ELSE 'ready' END,
            ${sql.lit(now)} - (n.i * 7919) % 31536000, ${sql.lit(now)}, ${sql.lit(now)}
     FROM ${liveNumbers}`.execute(db);
+  // A million players and a million videos, every thousandth named "Webinar recap …".
+  for (const table of ['players', 'videos'] as const) {
+    const many =
+      dialect === 'postgres'
+        ? sql`(SELECT generate_series(1, ${sql.lit(SIZE[table])}) AS i) AS n`
+        : sql`(WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${sql.lit(SIZE[table])}) SELECT i FROM s) AS n`;
+    await sql`
+      INSERT INTO ${sql.table(table)} (organization_id, uuid, name, created_at, updated_at)
+      SELECT ${sql.lit(organization)}, ${sql.lit(`bench-${table}-`)} || n.i,
+             CASE WHEN n.i % 1000 = 0 THEN 'Webinar recap ' || n.i ELSE 'Item ' || n.i END, ${sql.lit(now)}, ${sql.lit(now)}
+      FROM ${many}`.execute(db);
+  }
   // As autovacuum leaves a table in steady state: statistics, and the visibility map index-only scans need.
   if (dialect === 'postgres') await sql`VACUUM (ANALYZE)`.execute(db);
   else await sql`ANALYZE`.execute(db);

@@ -166,4 +166,31 @@ describe.each(dialects)('maintained event counts, and pages walked from either e
     const row = await t.database.db.selectFrom('events').select(['player_id']).where('id', '=', res.body.id).executeTakeFirstOrThrow();
     expect(row.player_id).toBe(player.id);
   });
+
+  it('players and videos: the unfiltered count comes from row_counts and stays exact through creates and deletes', async () => {
+    const o = await createOrg(t);
+    const count = async (what: 'players' | 'videos') => (await o.api.get(`${P}/${what}?per_page=1`)).body.summary.count as number;
+    const truthOf = async (what: 'players' | 'videos') =>
+      Number(
+        (
+          await t.database.db
+            .selectFrom(what)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('organization_id', '=', o.organizationId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    expect(await count('players')).toBe(0);
+    const made = [];
+    for (let i = 0; i < 4; i++) made.push(await createPlayer(o.api, {}, 2));
+    expect(await count('players')).toBe(4);
+    expect(await count('videos')).toBe(8);
+    expect((await o.api.delete(`${P}/players/${made[0].id}`)).status).toBe(200);
+    const video = made[1].chapters_attributes[0].video_attributes.id;
+    expect((await o.api.delete(`${P}/videos/${video}`)).status).toBe(200);
+    for (const what of ['players', 'videos'] as const) expect(await count(what)).toBe(await truthOf(what));
+    // Another organization's rows are its own.
+    await createPlayer(other.api, {}, 1);
+    expect(await count('players')).toBe(await truthOf('players'));
+  });
 });

@@ -44,6 +44,29 @@ describe.each(dialects)('players, chapters and videos on %s', (dialect) => {
   });
   afterAll(() => t.close());
 
+  it('query: a case-insensitive prefix of the name, wildcards literal, as a range that ends where the prefix does', async () => {
+    const o = await createOrg(t);
+    const names = ['Zebra talk', 'zed', 'Zf', 'Z_ma', 'Z%', 'Za~', 'Za\u007f', 'Apple', 'z'];
+    for (const name of names) await createPlayer(o.api, { name }, 1);
+    const players = async (query: string) => (await o.api.get(`${P}/players?query=${encodeURIComponent(query)}`)).body.map((p: any) => p.name).sort();
+    expect(await players('ZE')).toEqual(['Zebra talk', 'zed']);
+    expect(await players('z_')).toEqual(['Z_ma']); // `_` is no wildcard
+    expect(await players('Z%')).toEqual(['Z%']);
+    expect(await players('za')).toEqual(['Za~', 'Za\u007f']); // the range's end is past '~' and DEL
+    expect(await players('z')).toHaveLength(8);
+    expect(await players('zebra talk and more')).toEqual([]);
+    // Videos follow the same rule (each player above made one, named by the factory).
+    const videos = (await o.api.get(`${P}/videos`)).body as Array<{ name: string }>;
+    const prefix = videos[0].name.slice(0, 3).toUpperCase();
+    const found = (await o.api.get(`${P}/videos?query=${encodeURIComponent(prefix)}`)).body.map((v: any) => v.name).sort();
+    expect(found).toEqual(
+      videos
+        .filter((v) => v.name.toLowerCase().startsWith(prefix.toLowerCase()))
+        .map((v) => v.name)
+        .sort(),
+    );
+  });
+
   it('creates a player with nested chapters and videos (spec example, .json path) with the exact shape', async () => {
     const before = Math.floor(Date.now() / 1000);
     const res = await client(t.app).post(`${P}/players.json`, {

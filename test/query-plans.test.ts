@@ -18,6 +18,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventsRepository, type EventFilter } from '../src/modules/events/events.repository.ts';
 import { LiveRepository } from '../src/modules/live/live.repository.ts';
+import { PlayersRepository } from '../src/modules/players/players.repository.ts';
+import { VideosRepository } from '../src/modules/videos/videos.repository.ts';
 import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 
@@ -52,10 +54,13 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
   afterAll(() => t.close());
 
   /** The plans of the queries `run` sends through the repository, one text per query. */
-  async function plansOf(run: (repo: EventsRepository, live: LiveRepository) => Promise<unknown>, pgSettings: Record<string, string> = {}): Promise<string[]> {
+  async function plansOf(
+    run: (repo: EventsRepository, live: LiveRepository, more: { players: PlayersRepository; videos: VideosRepository }) => Promise<unknown>,
+    pgSettings: Record<string, string> = {},
+  ): Promise<string[]> {
     const capture = new Capture();
     const db = t.database.db.withPlugin(capture);
-    await run(new EventsRepository(db), new LiveRepository(db));
+    await run(new EventsRepository(db), new LiveRepository(db), { players: new PlayersRepository(db), videos: new VideosRepository(db) });
     const plans: string[] = [];
     for (const node of capture.nodes) {
       const query = db.getExecutor().compileQuery(node, createQueryId());
@@ -204,5 +209,20 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
     expect(plans[0]).not.toMatch(SORTS);
     expect(plans[1]).toMatch(uses('live_instances_org_status_air_idx'));
     expect(plans[2]).toMatch(dialect === 'sqlite' ? /live_instances_search VIRTUAL TABLE INDEX/ : uses('live_stream_instances_search_text_trgm_idx'));
+  });
+
+  it("players' and videos' query: the prefix is a range of the (organization, lower(name)) index; the plain count reads row_counts", async () => {
+    const plans = await plansOf(
+      async (_, __, { players, videos }) => {
+        await players.count(org.organizationId, 'webinar');
+        await videos.count(org.organizationId, 'webinar');
+        await players.count(org.organizationId);
+      },
+      { cpu_operator_cost: '1' },
+    );
+    expect(plans).toHaveLength(3);
+    expect(plans[0]).toMatch(uses('players_org_name_prefix_idx'));
+    expect(plans[1]).toMatch(uses('videos_org_name_prefix_idx'));
+    expect(plans[2]).toMatch(uses(dialect === 'sqlite' ? 'sqlite_autoindex_row_counts_1' : 'row_counts_pk'));
   });
 });

@@ -17,10 +17,29 @@ export function notNullDefault(value: unknown) {
   return (c: ColumnDefinitionBuilder) => c.notNull().defaultTo(value);
 }
 
-/** Case-insensitive prefix match that behaves the same on both dialects. */
-export function startsWithCi(column: Expression<unknown>, prefix: string): RawBuilder<boolean> {
-  const escaped = prefix.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`);
-  return sql<boolean>`lower(${column}) like ${`${escaped}%`} escape '\\'`;
+/**
+ * Case-insensitive prefix match that behaves the same on both dialects. Besides the `LIKE`, the
+ * prefix is a range of `lower(column)` in code point order ([prefix, prefix with its last character
+ * raised by one)), which an index on `lower(column)` serves: SQLite compares text by code point, and
+ * on PostgreSQL the range and its index use the "C" collation (`prefixIndexColumn`).
+ */
+export function startsWithCi(db: Kysely<any>, column: Expression<unknown>, prefix: string): RawBuilder<boolean> {
+  const lowered = prefix.toLowerCase();
+  const escaped = lowered.replace(/[\\%_]/g, (m) => `\\${m}`);
+  const like = sql<boolean>`lower(${column}) like ${`${escaped}%`} escape '\\'`;
+  const chars = [...lowered];
+  const last = chars.pop()?.codePointAt(0);
+  if (last === undefined || last >= 0x10ffff) return like;
+  // The next code point, past the surrogates (no character of their own).
+  const next = last + 1 === 0xd800 ? 0xe000 : last + 1;
+  const above = chars.join('') + String.fromCodePoint(next);
+  const key = isPostgres(db) ? sql`lower(${column}) collate "C"` : sql`lower(${column})`;
+  return sql<boolean>`(${key} >= ${lowered} and ${key} < ${above} and ${like})`;
+}
+
+/** The index column `startsWithCi` ranges over, as SQL for a CREATE INDEX. */
+export function prefixIndexColumn(db: Kysely<any>, column: string): string {
+  return isPostgres(db) ? `(lower(${column}) COLLATE "C")` : `(lower(${column}))`;
 }
 
 /** Case-insensitive substring match that behaves the same on both dialects. */

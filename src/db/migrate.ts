@@ -22,6 +22,7 @@ import * as m0020 from './migrations/0020_event_list_indexes.ts';
 import * as m0021 from './migrations/0021_event_counts.ts';
 import * as m0022 from './migrations/0022_event_search.ts';
 import * as m0023 from './migrations/0023_live_list.ts';
+import * as m0024 from './migrations/0024_players_videos_at_size.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0021_event_counts': m0021,
   '0022_event_search': m0022,
   '0023_live_list': m0023,
+  '0024_players_videos_at_size': m0024,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -182,6 +182,13 @@ export interface EventCountsTable {
   n: number;
 }
 
+/** Rows per organization of the tables counted by triggers (src/db/row-counts.ts). */
+export interface RowCountsTable {
+  table_name: string;
+  organization_id: number;
+  n: number;
+}
+
 export interface TagsTable {
   id: Generated<number>;
   organization_id: number;
@@ -501,6 +508,7 @@ export interface DB {
   chapters: ChaptersTable;
   events: EventsTable;
   event_counts: EventCountsTable;
+  row_counts: RowCountsTable;
   tags: TagsTable;
   player_tags: PlayerTagsTable;
   video_tags: VideoTagsTable;

@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { DB, PlayersTable } from '../../db/schema.ts';
 import { startsWithCi } from '../../db/dialect.ts';
+import { countedRows } from '../../db/row-counts.ts';
 
 export type PlayerRow = Selectable<PlayersTable>;
 
@@ -31,7 +32,7 @@ export class PlayersRepository {
 
   private filtered(organizationId: number, query?: string) {
     let q = this.db.selectFrom('players').where('organization_id', '=', organizationId);
-    if (query) q = q.where((eb) => startsWithCi(eb.ref('name'), query));
+    if (query) q = q.where((eb) => startsWithCi(this.db, eb.ref('name'), query));
     return q;
   }
 
@@ -39,7 +40,9 @@ export class PlayersRepository {
     return this.filtered(organizationId, opts.query).selectAll().orderBy('id').limit(opts.limit).offset(opts.offset).execute();
   }
 
+  /** Unfiltered, from the maintained `row_counts` (migration 0024). */
   async count(organizationId: number, query?: string): Promise<number> {
+    if (!query) return countedRows(this.db, 'players', organizationId);
     const row = await this.filtered(organizationId, query)
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();

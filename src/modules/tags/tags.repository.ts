@@ -56,7 +56,7 @@ export class TagsRepository {
 
   async names(organizationId: number, prefix?: string): Promise<string[]> {
     let q = this.db.selectFrom('tags').select('name').distinct().where('organization_id', '=', organizationId);
-    if (prefix) q = q.where((eb) => startsWithCi(eb.ref('name'), prefix));
+    if (prefix) q = q.where((eb) => startsWithCi(this.db, eb.ref('name'), prefix));
     return (await q.execute()).map((r) => r.name);
   }
 

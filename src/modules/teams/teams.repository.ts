@@ -51,14 +51,20 @@ export class TeamsRepository {
     const query = filter.query;
     if (query) {
       q = q.where((eb) => {
-        const byName = startsWithCi(eb.ref('teams.name'), query);
+        const byName = startsWithCi(this.db, eb.ref('teams.name'), query);
         if (!filter.searchMembers) return byName;
         const byMember = eb.exists(
           eb
             .selectFrom('team_members as tm')
             .innerJoin('users as u', 'u.id', 'tm.user_id')
             .whereRef('tm.team_id', '=', 'teams.id')
-            .where((m) => m.or([startsWithCi(m.ref('u.first_name'), query), startsWithCi(m.ref('u.last_name'), query), startsWithCi(m.ref('u.email'), query)]))
+            .where((m) =>
+              m.or([
+                startsWithCi(this.db, m.ref('u.first_name'), query),
+                startsWithCi(this.db, m.ref('u.last_name'), query),
+                startsWithCi(this.db, m.ref('u.email'), query),
+              ]),
+            )
             .select(sql<number>`1`.as('one')),
         );
         return eb.or([byName, byMember]);

@@ -34,7 +34,13 @@ export class UsersRepository {
     if (filter.role) q = q.where('role', '=', filter.role);
     const query = filter.query;
     if (query)
-      q = q.where((eb) => eb.or([startsWithCi(eb.ref('first_name'), query), startsWithCi(eb.ref('last_name'), query), startsWithCi(eb.ref('email'), query)]));
+      q = q.where((eb) =>
+        eb.or([
+          startsWithCi(this.db, eb.ref('first_name'), query),
+          startsWithCi(this.db, eb.ref('last_name'), query),
+          startsWithCi(this.db, eb.ref('email'), query),
+        ]),
+      );
     return q;
   }
 

@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { DB, VideosTable } from '../../db/schema.ts';
 import { startsWithCi } from '../../db/dialect.ts';
+import { countedRows } from '../../db/row-counts.ts';
 
 export type VideoRow = Selectable<VideosTable>;
 
@@ -34,7 +35,7 @@ export class VideosRepository {
 
   private filtered(organizationId: number, query?: string) {
     let q = this.db.selectFrom('videos').where('organization_id', '=', organizationId);
-    if (query) q = q.where((eb) => startsWithCi(eb.ref('name'), query));
+    if (query) q = q.where((eb) => startsWithCi(this.db, eb.ref('name'), query));
     return q;
   }
 
@@ -42,7 +43,9 @@ export class VideosRepository {
     return this.filtered(organizationId, opts.query).selectAll().orderBy('id').limit(opts.limit).offset(opts.offset).execute();
   }
 
+  /** Unfiltered, from the maintained `row_counts` (migration 0024). */
   async count(organizationId: number, query?: string): Promise<number> {
+    if (!query) return countedRows(this.db, 'videos', organizationId);
     const row = await this.filtered(organizationId, query)
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
