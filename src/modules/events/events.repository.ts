@@ -2,6 +2,7 @@ import type { Insertable, Kysely, Selectable, Updateable, ExpressionBuilder, Exp
 import type { DB, EventsTable } from '../../db/schema.ts';
 import { matchesText, type SearchedTable } from '../../db/text-search.ts';
 import { cachedRead } from '../../db/read-cache.ts';
+import { nearerEnd } from '../../db/paging.ts';
 import { mapMaybe, type MaybePromise } from '../../lib/maybe-promise.ts';
 
 export type EventRow = Selectable<EventsTable>;
@@ -81,9 +82,21 @@ export class EventsRepository {
    * order (a merge of ordered index scans on both dialects, not a sort).
    */
   async list(f: EventFilter, page: Limit, total?: number): Promise<EventRow[]> {
-    if (total !== undefined && page.offset >= total) return [];
+    const read = nearerEnd(page, total);
+    if (!read) return [];
     const ranges = this.ranges(f);
-    const ids = ranges.length > 1 ? this.merged(f, ranges, page) : this.oneRange(f, page, total);
+    let ids;
+    if (ranges.length > 1) ids = this.merged(f, ranges, page);
+    else {
+      // The outer query orders the page's rows, whichever end its ids were read from.
+      ids = this.db
+        .selectFrom('events')
+        .select('events.id')
+        .where(this.where(f))
+        .orderBy('events.id', read.reversed ? 'desc' : 'asc')
+        .limit(read.limit)
+        .offset(read.offset);
+    }
     return this.db.selectFrom('events').selectAll().where('events.id', 'in', ids).orderBy('events.id', 'asc').execute();
   }
 
@@ -109,16 +122,6 @@ export class EventsRepository {
       .orderBy('id', 'asc')
       .limit(page.limit)
       .offset(page.offset);
-  }
-
-  private oneRange(f: EventFilter, page: Limit, total: number | undefined) {
-    const ids = this.db.selectFrom('events').select('events.id').where(this.where(f));
-    if (total === undefined || page.offset * 2 + page.limit <= total) return ids.orderBy('events.id', 'asc').limit(page.limit).offset(page.offset);
-    const end = Math.min(total, page.offset + page.limit);
-    return ids
-      .orderBy('events.id', 'desc')
-      .limit(end - page.offset)
-      .offset(total - end);
   }
 
   /** How many events match: from the maintained counts, unless the filter searches text. */

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { DB, LiveStreamInstancesTable, LiveStreamsTable } from '../../db/schema.ts';
 import { matchesText, type SearchedTable } from '../../db/text-search.ts';
+import { nearerEnd } from '../../db/paging.ts';
 
 /** What the live list's `query` reads (migration 0023): the name and tags, lower case. */
 const LIVE_SEARCH: SearchedTable = { table: 'i', fts: 'live_instances_search', columns: ['search_text'] };
@@ -109,21 +110,15 @@ export class LiveRepository {
    * opposite order from the end and turned round (the last of 100,000 no longer walks them all).
    */
   async list(organizationId: number, filter: LiveListFilter, order: LiveListOrder, page: { limit: number; offset: number }, total?: number) {
-    if (total !== undefined && page.offset >= total) return [];
-    const fromEnd = total !== undefined && page.offset * 2 + page.limit > total;
-    const direction = fromEnd ? (order.direction === 'asc' ? 'desc' : 'asc') : order.direction;
-    const end = total === undefined ? 0 : Math.min(total, page.offset + page.limit);
+    const read = nearerEnd(page, total);
+    if (!read) return [];
+    const direction = read.reversed ? (order.direction === 'asc' ? 'desc' : 'asc') : order.direction;
     let q = this.filtered(organizationId, filter).innerJoin('live_streams as s', 's.id', 'i.stream_id').selectAll('i').select('s.recurring as recurring');
     // Unset times order as 0 (as answered) on both dialects.
     q =
       order.column === 'id' ? q.orderBy('i.id', direction) : q.orderBy(sql`coalesce(${sql.ref(`i.${order.column}`)}, 0)`, direction).orderBy('i.id', direction);
-    const rows = fromEnd
-      ? await q
-          .limit(end - page.offset)
-          .offset(total - end)
-          .execute()
-      : await q.limit(page.limit).offset(page.offset).execute();
-    return fromEnd ? rows.reverse() : rows;
+    const rows = await q.limit(read.limit).offset(read.offset).execute();
+    return read.reversed ? rows.reverse() : rows;
   }
 
   async count(organizationId: number, filter: LiveListFilter): Promise<number> {
