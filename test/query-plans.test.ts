@@ -146,11 +146,11 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
     walksOnly(plans[1], 'events_org_idx');
   });
 
-  it("cta_meta: each count by state sums rows of event_counts over the player's chapters, never reading events", async () => {
-    const filter = (state: string): EventFilter => ({ organizationId: org.organizationId, playerId: player.id, state });
+  it("cta_meta and event_meta: counts by state and by type sum rows of event_counts over the player's chapters, never reading events", async () => {
+    const filter: EventFilter = { organizationId: org.organizationId, playerId: player.id };
     const plans = await plansOf(async (repo) => {
-      await repo.count(filter('public'));
-      await repo.count(filter('draft'));
+      await repo.countBy(filter, 'state');
+      await repo.countBy(filter, 'event_type');
     });
     expect(plans).toHaveLength(2);
     for (const plan of plans) {

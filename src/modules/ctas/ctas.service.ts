@@ -114,15 +114,10 @@ export class CtasService {
     return { items: rows.map(toCta), total };
   }
 
-  /**
-   * Counts the player's own CTAs (events on its chapters) by state; defaults are not counted. Two
-   * counts, each a range of the (organization, chapter, state) index, rather than a GROUP BY over all
-   * of them (1M CTAs on SQLite: 183 ms → about 30 ms).
-   */
+  /** Counts the player's own CTAs (events on its chapters) by state; defaults are not counted. One sum of `event_counts` rows by state. */
   async meta(organizationId: number, ref: PlayerRef) {
     const player = await this.events.resolvePlayer(organizationId, ref);
-    const of = (state: string) => this.events.repo.count({ organizationId, playerId: player.id, state });
-    const [published, drafts] = await Promise.all([of('public'), of('draft')]);
-    return { max_cta_width: MAX_CTA_WIDTH, num_public_ctas: published, num_draft_ctas: drafts };
+    const byState = await this.events.repo.countBy({ organizationId, playerId: player.id }, 'state');
+    return { max_cta_width: MAX_CTA_WIDTH, num_public_ctas: byState.public ?? 0, num_draft_ctas: byState.draft ?? 0 };
   }
 }
