@@ -43,6 +43,9 @@ export interface ChapterOwner {
 /** What `/v1/events/search` reads (migration 0022). */
 const EVENT_SEARCH: SearchedTable = { table: 'events', fts: 'events_search', columns: ['name', 'description', 'html'] };
 
+/** Whether a filter takes in the organization's defaults: asked alone, or beside a chapter's or player's events. */
+const withDefaults = (f: EventFilter) => Boolean(f.defaultsOnly || (f.includeDefaults && (f.chapterId !== undefined || f.playerId !== undefined)));
+
 /** Queries over `events` (CTAs are events) and the chapter/player lookups their placement needs. */
 export class EventsRepository {
   constructor(private readonly db: Kysely<DB>) {}
@@ -55,7 +58,7 @@ export class EventsRepository {
     const ranges: Array<(eb: ExpressionBuilder<DB, 'events'>) => Expression<SqlBool>> = [];
     if (f.chapterId !== undefined) ranges.push((eb) => eb('events.chapter_id', '=', f.chapterId!));
     if (f.playerId !== undefined) ranges.push((eb) => eb('events.player_id', '=', f.playerId!));
-    if (f.defaultsOnly || (f.includeDefaults && ranges.length > 0)) ranges.push((eb) => eb('events.chapter_id', 'is', null));
+    if (withDefaults(f)) ranges.push((eb) => eb('events.chapter_id', 'is', null));
     return ranges;
   }
 
@@ -170,7 +173,7 @@ export class EventsRepository {
             .where('chapters.organization_id', '=', f.organizationId);
           places.push(eb('chapter_id', 'in', chapters));
         }
-        if (f.defaultsOnly || (f.includeDefaults && places.length > 0)) places.push(eb('chapter_id', '=', 0));
+        if (withDefaults(f)) places.push(eb('chapter_id', '=', 0));
         return places.length === 0 ? eb.lit(true) : eb.or(places);
       })
       .$if(!!f.eventTypes && f.eventTypes.length > 0, (qb) => qb.where('event_type', 'in', [...f.eventTypes!]))
