@@ -76,13 +76,13 @@ async function postgresTriggers(db: Kysely<any>) {
   const takeAll = (rows: string) => `UPDATE event_counts c SET n = c.n - t.n FROM ${grouped(rows)} WHERE ${sameKey};
       DELETE FROM event_counts c USING ${grouped(rows)} WHERE ${sameKey} AND c.n = 0;`;
   // An update counts only the events whose key changed (most updates change none).
-  const movedOld = `(SELECT o.* FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE ${moved.replace(/OLD\./g, 'o.').replace(/NEW\./g, 'n.')})`;
-  const movedNew = `(SELECT n.* FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE ${moved.replace(/OLD\./g, 'o.').replace(/NEW\./g, 'n.')})`;
+  const changed = moved.replace(/OLD\./g, 'o.').replace(/NEW\./g, 'n.');
+  const movedRows = (side: 'o' | 'n') => `(SELECT ${side}.* FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE ${changed})`;
   const fn = (name: string, body: string) =>
     sql.raw(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body} RETURN NULL; END $$`).execute(db);
   await fn('reelbase_event_counts_insert', addAll('new_rows'));
   await fn('reelbase_event_counts_delete', takeAll('old_rows'));
-  await fn('reelbase_event_counts_update', `${takeAll(`${movedOld} AS moved_old`)} ${addAll(`${movedNew} AS moved_new`)}`);
+  await fn('reelbase_event_counts_update', `${takeAll(`${movedRows('o')} AS moved_old`)} ${addAll(`${movedRows('n')} AS moved_new`)}`);
   await sql
     .raw(
       `CREATE TRIGGER event_counts_insert AFTER INSERT ON events REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reelbase_event_counts_insert()`,
