@@ -257,7 +257,7 @@ describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
         );
       }
       for (const label of ['seek', 'seek back 10 seconds', 'seek forward 10 seconds', 'volume', 'closed captions', 'settings']) {
-        expect(reached, label).toContain(label);
+        expect(reached, `${label}, among the controls reached: ${JSON.stringify(reached)}`).toContain(label);
       }
       expect(reached.some((l) => l === 'play' || l === 'pause')).toBe(true);
       expect(reached.some((l) => l === 'mute' || l === 'unmute')).toBe(true);
