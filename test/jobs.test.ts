@@ -183,7 +183,9 @@ describe.each(dialects)('job queue on %s', (dialect) => {
     await runner.stop(20);
   });
 
-  it.skipIf(dialect !== 'postgres')('never runs one job in two workers at once (two pools on one PostgreSQL)', async () => {
+  // Several workers share one database only on PostgreSQL (SQLite is one process's file): defined there alone.
+  const onPostgres = dialect === 'postgres' ? it : () => {};
+  onPostgres('never runs one job in two workers at once (two pools on one PostgreSQL)', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 30; i++) ids.push(await insertJob(t.database.db, 'test.exclusive', { i }));
     const schema = (await t.database.db.selectNoFrom((eb) => eb.fn<string>('current_schema').as('s')).executeTakeFirstOrThrow()).s;

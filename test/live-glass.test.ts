@@ -18,6 +18,7 @@ describe('live glass-to-playback on the watch page', () => {
     const joins = [];
     for (let i = 0; i < 3; i++) joins.push(await runGlassBench({ seconds: 10, warmup: 5, segment: 1 }));
     const figures = JSON.stringify(joins);
+    console.log(`live glass-to-playback, three joins: ${figures}`);
     for (const join of joins) {
       expect(join.stalls, figures).toBe(0);
       // And not impossibly low: the clock was read, not noise.

@@ -85,6 +85,49 @@ describe.each(dialects)('every way to a player media applies the page rules (%s)
     expect((await get(`/play/${live.uuid}/w9999999999.${'A'.repeat(32)}/live/index.m3u8`)).statusCode).toBe(403);
   });
 
+  it('live HLS blocking reload (_HLS_msn): held until the asked segment is published, refused past two ahead, 503 after three target durations', async () => {
+    const live = await onAir();
+    const base = await playbackBase(t.app, live.uuid, {});
+    const plain = await get(`${base}/live/index.m3u8`);
+    expect(plain.body).toContain('#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES');
+    // A listed segment: answered at once.
+    const listed = await get(`${base}/live/index.m3u8?_HLS_msn=1`);
+    expect(listed.statusCode).toBe(200);
+    // The next one: held until the ingest publishes it, then answered with it listed.
+    const started = Date.now();
+    const held = get(`${base}/live/index.m3u8?_HLS_msn=2`);
+    let answered = false;
+    void held.then(() => (answered = true));
+    await new Promise((r) => setTimeout(r, 400));
+    expect(answered).toBe(false);
+    await publishPart(t.container.media.store, live.uuid, 'p0001', [
+      { uri: 's00000.ts', duration: 1, body: 'segment zero' },
+      { uri: 's00001.ts', duration: 1, body: 'segment one' },
+      { uri: 's00002.ts', duration: 1, body: 'segment two' },
+    ]);
+    const reloaded = await held;
+    expect(reloaded.statusCode, reloaded.body).toBe(200);
+    expect(reloaded.body).toContain('p0001/s00002.ts');
+    expect(Date.now() - started).toBeLessThan(1500);
+    // More than two segments past the last listed: refused at once; malformed: refused.
+    expect((await get(`${base}/live/index.m3u8?_HLS_msn=9`)).statusCode).toBe(400);
+    expect((await get(`${base}/live/index.m3u8?_HLS_msn=-1`)).statusCode).toBe(422);
+    expect((await get(`${base}/live/index.m3u8?_HLS_msn=x`)).statusCode).toBe(422);
+    // Never published: the player is told to ask again after three target durations (1 s segments here).
+    const instance = await t.database.db.selectFrom('live_stream_instances').select('id').where('player_uuid', '=', live.uuid).executeTakeFirstOrThrow();
+    await t.database.db.updateTable('live_stream_instances').set({ segment_length: 1 }).where('id', '=', instance.id).execute();
+    const waited = Date.now();
+    const late = await get(`${base}/live/index.m3u8?_HLS_msn=3`);
+    expect(late.statusCode, late.body).toBe(503);
+    expect(Date.now() - waited).toBeGreaterThanOrEqual(2900);
+    // A broadcast that ended answers at once, with its end and without the blocking directive.
+    await t.database.db.updateTable('live_stream_instances').set({ status: 'ended' }).where('id', '=', instance.id).execute();
+    const ended = await get(`${base}/live/index.m3u8?_HLS_msn=3`);
+    expect(ended.statusCode).toBe(200);
+    expect(ended.body).toContain('#EXT-X-ENDLIST');
+    expect(ended.body).not.toContain('CAN-BLOCK-RELOAD');
+  });
+
   it('live HLS behind an email gate: a grant issued short of the gate gets none of the broadcast, until the gate goes', async () => {
     const live = await onAir();
     const chapter = (await org.api.get(`${P}/players/${live.playerId}`)).body.chapters_attributes[0];

@@ -20,5 +20,6 @@ export const ErrorStatus = {
   idempotency_key_reused: 422,
   rate_limited: 429,
   not_implemented: 501,
+  not_yet_available: 503,
   internal_error: 500,
 } as const satisfies Record<ErrorCode, number>;

@@ -22,6 +22,7 @@ export const ErrorCodes = {
   idempotency_key_reused: 'This Idempotency-Key was used with a different request',
   rate_limited: 'Too many requests',
   not_implemented: 'This format is not supported',
+  not_yet_available: 'What was asked for is not available yet; ask again',
   internal_error: 'Internal server error',
 } as const satisfies Record<string, string>;
 

@@ -47,7 +47,7 @@ export function windowSegments(segmentLength: number): number {
   return Math.max(4, Math.ceil(24 / segmentLength));
 }
 
-export function composePlaylist(parts: PartPlaylist[], opts: { dvr: boolean; ended: boolean; segmentLength: number }): string {
+export function composePlaylist(parts: PartPlaylist[], opts: { dvr: boolean; ended: boolean; segmentLength: number; blockingReload?: boolean }): string {
   const all: Array<Segment & { part: string; discontinuity: boolean }> = [];
   parts.forEach((part, p) => {
     part.segments.forEach((s, i) => all.push({ ...s, uri: `${part.name}/${s.uri}`, part: part.name, discontinuity: p > 0 && i === 0 }));
@@ -58,6 +58,8 @@ export function composePlaylist(parts: PartPlaylist[], opts: { dvr: boolean; end
   const target = Math.max(opts.segmentLength, ...shown.map((s) => Math.ceil(s.duration)));
   const lines = ['#EXTM3U', '#EXT-X-VERSION:3', `#EXT-X-TARGETDURATION:${target}`, `#EXT-X-MEDIA-SEQUENCE:${start}`];
   if (discontinuitiesBefore > 0) lines.push(`#EXT-X-DISCONTINUITY-SEQUENCE:${discontinuitiesBefore}`);
+  // Blocking reloads (`_HLS_msn`, LL-HLS) without partial segments: the server holds a reload until the asked segment is listed.
+  if (opts.blockingReload && !opts.ended) lines.push('#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES');
   if (opts.dvr) lines.push('#EXT-X-PLAYLIST-TYPE:EVENT');
   lines.push('#EXT-X-INDEPENDENT-SEGMENTS');
   shown.forEach((s, i) => {

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import { notFound } from '../../lib/errors.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AppError, notFound } from '../../lib/errors.ts';
 import { EndedParts, readParts } from '../../live/hls-index.ts';
 import { composePlaylist, type PartPlaylist } from '../../live/hls-playlist.ts';
 import { segmentKey } from '../../live/paths.ts';
@@ -13,11 +14,18 @@ import type { LiveRepository } from './live.repository.ts';
  * publishes them (src/live/hls-publisher.ts), so every process sharing the store and the database
  * serves every broadcast, wherever it is received.
  */
+/** How often a waiting playlist request looks for the next segment (and how long one read serves all). */
+const POLL_MS = 100;
+
 export class LivePlaybackService {
   /** Parts that ended never change: read once. */
   private readonly ended = new EndedParts();
-  /** Viewers asking at the same moment share one read of the store. */
-  private readonly reading = new Map<string, Promise<PartPlaylist[]>>();
+  /**
+   * One read of the store per broadcast serves every viewer asking within POLL_MS, those waiting
+   * for the next segment included: a broadcast costs the store at most a read per POLL_MS per
+   * process, however many watch it.
+   */
+  private readonly recent = new Map<string, Promise<PartPlaylist[]>>();
 
   constructor(
     private readonly store: FileStore,
@@ -25,22 +33,44 @@ export class LivePlaybackService {
   ) {}
 
   private parts(playerUuid: string): Promise<PartPlaylist[]> {
-    let pending = this.reading.get(playerUuid);
+    let pending = this.recent.get(playerUuid);
     if (!pending) {
-      pending = readParts(this.store, playerUuid, this.ended).finally(() => this.reading.delete(playerUuid));
-      this.reading.set(playerUuid, pending);
+      pending = readParts(this.store, playerUuid, this.ended);
+      this.recent.set(playerUuid, pending);
+      const forget = () => setTimeout(() => this.recent.get(playerUuid) === pending && this.recent.delete(playerUuid), POLL_MS).unref();
+      pending.then(forget, () => this.recent.delete(playerUuid));
     }
     return pending;
   }
 
-  /** The playlist of the player's broadcast, and whether it is still on air. */
-  async playlist(playerUuid: string): Promise<{ text: string; onAir: boolean }> {
+  /**
+   * The playlist of the player's broadcast, and whether it is still on air. With `nextSegment` (the
+   * media sequence number of a segment not yet listed, LL-HLS's `_HLS_msn`), a blocking reload: the
+   * answer waits until that segment is listed, so a player learns of each segment as it is published
+   * rather than up to a poll interval later, and joins at the same distance from the edge every time
+   * (docs/watch.md, "Live latency").
+   */
+  async playlist(playerUuid: string, nextSegment?: number): Promise<{ text: string; onAir: boolean }> {
     const instance = await this.live.findByPlayerUuid(playerUuid.toLowerCase());
     if (!instance || instance.status === 'unaired') throw notFound('live broadcast');
-    const parts = await this.parts(instance.player_uuid);
-    if (!parts.some((p) => p.segments.length > 0)) throw notFound('live broadcast');
     const onAir = instance.status === 'live';
-    return { text: composePlaylist(parts, { dvr: Boolean(instance.dvr_enabled), ended: !onAir, segmentLength: instance.segment_length }), onAir };
+    // LL-HLS: held at most three target durations, then 503 (the player asks again).
+    const deadline = Date.now() + 3 * instance.segment_length * 1000;
+    let parts = await this.parts(instance.player_uuid);
+    while (onAir && nextSegment !== undefined && !parts.at(-1)?.ended) {
+      const listed = parts.reduce((n, p) => n + p.segments.length, 0);
+      if (nextSegment < listed) break;
+      if (nextSegment > listed + 1)
+        throw new AppError('bad_request', `_HLS_msn ${nextSegment} is more than two segments past the last one listed (${listed - 1})`);
+      if (Date.now() >= deadline) throw new AppError('not_yet_available', `Segment ${nextSegment} of the broadcast is not published yet`);
+      await sleep(POLL_MS);
+      parts = await this.parts(instance.player_uuid);
+    }
+    if (!parts.some((p) => p.segments.length > 0)) throw notFound('live broadcast');
+    return {
+      text: composePlaylist(parts, { dvr: Boolean(instance.dvr_enabled), ended: !onAir, segmentLength: instance.segment_length, blockingReload: onAir }),
+      onAir,
+    };
   }
 
   /** The video of the player's live instance (the chapter it plays in), null when it has none. */

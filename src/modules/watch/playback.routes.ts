@@ -9,6 +9,11 @@ const Grant = Type.String({ minLength: 1, maxLength: 80 });
 const GrantParams = Type.Object({ uuid: Uuid, grant: Grant });
 const FileParams = Type.Object({ uuid: Uuid, grant: Grant, '*': Type.String({ minLength: 1, maxLength: 512 }) });
 const CaptionParams = Type.Object({ uuid: Uuid, grant: Grant, file: Type.String({ pattern: '^[0-9]{1,10}\\.(vtt|m3u8)$' }) });
+/** LL-HLS delivery directives of a blocking playlist reload (segments only: no partial segments are made). */
+const LiveDirectives = Type.Object({
+  _HLS_msn: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
+  _HLS_part: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
+});
 const SegmentParams = Type.Object({
   uuid: Uuid,
   grant: Grant,
@@ -53,13 +58,17 @@ export default async function playbackRoutes(app: App, { services }: Deps) {
     return reply.type(caption.type).header('cache-control', 'private, max-age=300').send(caption.body);
   });
 
-  app.get('/play/:uuid/:grant/live/index.m3u8', { config: common, schema: { hide: true, params: GrantParams } }, async (req, reply) => {
-    const { text, onAir } = await playback.livePlaylist(req.params.uuid, req.params.grant, req.ip);
-    return reply
-      .header('cache-control', onAir ? 'private, no-cache' : 'private, max-age=60')
-      .type('application/vnd.apple.mpegurl')
-      .send(text);
-  });
+  app.get(
+    '/play/:uuid/:grant/live/index.m3u8',
+    { config: common, schema: { hide: true, params: GrantParams, querystring: LiveDirectives } },
+    async (req, reply) => {
+      const { text, onAir } = await playback.livePlaylist(req.params.uuid, req.params.grant, req.ip, req.query._HLS_msn);
+      return reply
+        .header('cache-control', onAir ? 'private, no-cache' : 'private, max-age=60')
+        .type('application/vnd.apple.mpegurl')
+        .send(text);
+    },
+  );
 
   app.get('/play/:uuid/:grant/live/:part/:segment', { config: common, schema: { hide: true, params: SegmentParams } }, async (req, reply) => {
     const { size, stream } = await playback.liveSegment(req.params.uuid, req.params.grant, req.ip, req.params.part, req.params.segment);

@@ -149,8 +149,8 @@ export class PlaybackService {
     return this.captions.publishedVtt(player.organization_id, videos, id);
   }
 
-  async livePlaylist(uuid: string, grant: string, ip: string): Promise<{ text: string; onAir: boolean }> {
-    return this.live.playlist(await this.admitLive(uuid, grant, ip));
+  async livePlaylist(uuid: string, grant: string, ip: string, nextSegment?: number): Promise<{ text: string; onAir: boolean }> {
+    return this.live.playlist(await this.admitLive(uuid, grant, ip), nextSegment);
   }
 
   async liveSegment(uuid: string, grant: string, ip: string, part: string, segment: string): Promise<{ size: number; stream: Readable }> {

@@ -135,8 +135,8 @@
   var chapterButtons = /** @type {HTMLElement[]} */ (Array.prototype.slice.call(document.querySelectorAll('.rb-chapters [data-chapter]')));
   var accent = /^[0-9a-f]{3}([0-9a-f]{3})?$/i.test(settings.color || '') ? '#' + settings.color : '#2d6cdf';
   var HLS_TYPE = 'application/vnd.apple.mpegurl';
-  /** Segments a live viewer plays behind the newest one listed (glass-to-playback ≈ HOLD_BACK + 0.6 segment). */
-  var HOLD_BACK = 1.25;
+  /** Segments a live viewer plays behind the newest one listed (docs/watch.md, "Live latency"). */
+  var HOLD_BACK = 1.75;
 
   var current = 0;
   /** Bumped by every start of a chapter's media: callbacks of an earlier one are ignored. */
