@@ -30,6 +30,8 @@ declare module 'autocannon' {
     method?: string;
     headers?: Record<string, string>;
     body?: string;
+    /** Walked in order by each connection, over and over. */
+    requests?: Array<{ method?: string; path?: string; headers?: Record<string, string>; body?: string }>;
   }
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;

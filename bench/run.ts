@@ -22,6 +22,7 @@ import { runStorageBench } from './storage.ts';
 import { runColdStartBench } from './cold-start.ts';
 import { postgresUrl, startChild, stopChild, withSchema } from './children.ts';
 import { runSizeBench } from './size.ts';
+import { runMixedBench } from './mixed.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -122,7 +123,7 @@ async function main() {
   // `target`: the issue's targets apply (SQLite); the PostgreSQL row is printed for information.
   const rows: Array<{ m: Measurement; ratio: number | null; target: boolean }> = [];
   let failed = false;
-  // BENCH_ONLY=api|cold|size|media|live|glass|storage runs one part; by default all run, one after the other.
+  // BENCH_ONLY=api|cold|size|mixed|media|live|glass|storage runs one part; by default all run, one after the other.
   const only = process.env.BENCH_ONLY;
   try {
     if (only && only !== 'api') return void (await runMediaAndLive(only));
@@ -200,6 +201,7 @@ async function runMediaAndLive(only?: string): Promise<boolean> {
   if (!only || only === 'storage') ok = (await runStorageBench()).every((r) => r.pass) && ok;
   if (!only || only === 'cold') ok = (await runColdStartBench()).every((r) => r.pass) && ok;
   if (!only || only === 'size') ok = (await runSizeBench()).every((r) => r.pass) && ok;
+  if (!only || only === 'mixed') ok = (await runMixedBench()).every((r) => r.pass) && ok;
   if (!only || only === 'live') {
     const live = await runLiveBench();
     printLiveBench(live);

@@ -28,12 +28,15 @@ async function main() {
   await migrateToLatest(database.db);
   const container = createContainer({ config, database });
   const { token } = await container.services.organizations.createWithOwner('Bench');
+  // BENCH_ORGS=n: n - 1 more organizations, each with an owner token of its own (bench/mixed.ts).
+  const tokens = [token];
+  for (let i = 1; i < Number(process.env.BENCH_ORGS ?? 1); i++) tokens.push((await container.services.organizations.createWithOwner(`Bench ${i}`)).token);
   const app = await buildApp({ config, database, container });
   // BENCH_SEED=size: the sizes of issue 15 (bench/size.ts) before the server listens.
   const seeded = process.env.BENCH_SEED === 'size' ? await seedSize(app, database, token) : {};
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
-  process.stdout.write(`${JSON.stringify({ port, token, ...seeded })}\n`);
+  process.stdout.write(`${JSON.stringify({ port, token, tokens, pid: process.pid, ...seeded })}\n`);
   const stop = async () => {
     await app.close();
     await database.destroy();

@@ -88,13 +88,13 @@ export interface Response<T = any> {
 
 /** A small HTTP client over inject, authenticated with a token (Bearer) unless told otherwise. */
 export function client(app: FastifyInstance, token?: string) {
-  async function request<T = any>(method: InjectOptions['method'], url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response<T>> {
+  async function request<T = any>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response<T>> {
     const allHeaders: Record<string, string> = { ...(token ? { authorization: `Bearer ${token}` } : {}) };
     // A string body is sent as it is (e.g. malformed JSON); objects are sent as JSON.
     if (typeof body === 'string') allHeaders['content-type'] = 'application/json';
     Object.assign(allHeaders, headers);
     const res = await app.inject({
-      method,
+      method: method as InjectOptions['method'],
       url,
       headers: allHeaders,
       ...(body === undefined ? {} : { payload: body as string | object }),

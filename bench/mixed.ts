@@ -1,0 +1,167 @@
+/**
+ * Mixed load (`BENCH_ONLY=mixed npm run bench`, or `runMixedBench()`), issue 15: 200 connections for
+ * 60 s against the real server (bench/server.ts), 80 % reads and 20 % writes over the main resources
+ * of several organizations: CTAs by id, a chapter's CTA list, players, a player's cta_meta, the events
+ * list, and CTA creates and updates. On SQLite and PostgreSQL; prints req/s, p50/p99, the slowest
+ * request, errors and the server's peak RSS beside the targets.
+ *
+ * Knobs: BENCH_MIXED_SECONDS (default 60), BENCH_MIXED_CONNECTIONS (200), BENCH_MIXED_ORGS (4).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { postgresUrl, startChild, stopChild, withSchema } from './children.ts';
+
+const SECONDS = Number(process.env.BENCH_MIXED_SECONDS ?? 60);
+const CONNECTIONS = Number(process.env.BENCH_MIXED_CONNECTIONS ?? 200);
+const ORGS = Number(process.env.BENCH_MIXED_ORGS ?? 4);
+const TARGET = { rps: 5000, p99: 100, max: 1000, rssMb: 250 };
+
+export interface MixedRow {
+  dialect: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  errors: number;
+  non2xx: number;
+  rssMb: number;
+  pass: boolean;
+}
+
+interface Request {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+async function call(base: string, token: string, method: string, url: string, body?: unknown) {
+  const res = await fetch(`${base}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+/** One organization's player with two chapters and 50 CTAs; answers its share of the mix (8 reads, 2 writes). */
+async function seedOrg(base: string, token: string, n: number): Promise<Request[]> {
+  const player = await call(base, token, 'POST', '/dashboard/v1/players', {
+    player: {
+      name: `Mixed player ${n}`,
+      chapters_attributes: [0, 1].map((position) => ({
+        position,
+        video_attributes: { name: `Mixed video ${n}.${position}`, upload_url: 'https://media.example.com/mixed.mp4' },
+      })),
+    },
+  });
+  const chapter = player.chapters_attributes[0].id;
+  const ctas: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    const cta = await call(base, token, 'POST', '/dashboard/v1/ctas', { chapter_id: chapter, second: i, duration: 5, width: 300, html: `<b>cta ${i}</b>` });
+    ctas.push(cta.id);
+  }
+  const headers = { authorization: `Bearer ${token}` };
+  const json = { ...headers, 'content-type': 'application/json' };
+  const get = (p: string): Request => ({ method: 'GET', path: p, headers });
+  return [
+    get(`/dashboard/v1/ctas/${ctas[0]}`),
+    get(`/dashboard/v1/ctas/${ctas[17]}`),
+    get(`/dashboard/v1/players/${player.id}`),
+    get(`/dashboard/v1/chapters/${chapter}/ctas?per_page=50`),
+    {
+      method: 'POST',
+      path: '/dashboard/v1/ctas',
+      headers: json,
+      body: JSON.stringify({ chapter_id: chapter, second: 3, duration: 5, width: 300, html: '<i>new</i>' }),
+    },
+    get(`/dashboard/v1/players?per_page=20`),
+    get(`/dashboard/v1/ctas/${ctas[33]}`),
+    get(`/dashboard/v1/players/${player.id}/cta_meta`),
+    get(`/dashboard/v1/events?per_page=20`),
+    { method: 'PATCH', path: `/dashboard/v1/ctas/${ctas[49]}`, headers: json, body: JSON.stringify({ html: `<b>updated ${n}</b>` }) },
+  ];
+}
+
+function rssMb(pid: number): number {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function runOne(dialect: string, env: Record<string, string | undefined>): Promise<MixedRow> {
+  const server = await startChild('server.ts', { ...env, BENCH_ORGS: String(ORGS) });
+  try {
+    const base = `http://127.0.0.1:${server.info.port}`;
+    const tokens = server.info.tokens as string[];
+    // Interleaved by organization: each connection's walk through the list touches every one of them.
+    const perOrg = await Promise.all(tokens.map((token, n) => seedOrg(base, token, n)));
+    const requests: Request[] = [];
+    for (let i = 0; i < perOrg[0].length; i++) for (const org of perOrg) requests.push(org[i]);
+    let peak = rssMb(server.info.pid);
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(server.info.pid))), 250);
+    await autocannon({ url: base, connections: CONNECTIONS, duration: 3, requests });
+    const r = await autocannon({ url: base, connections: CONNECTIONS, duration: SECONDS, requests });
+    clearInterval(sampler);
+    const row = {
+      dialect,
+      rps: r.requests.average,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      max: r.latency.max,
+      errors: r.errors + r.timeouts,
+      non2xx: r.non2xx,
+      rssMb: peak,
+    };
+    const pass = row.errors === 0 && row.non2xx === 0 && row.max < TARGET.max && row.p99 < TARGET.p99 && row.rssMb < TARGET.rssMb;
+    process.stderr.write(`  mixed ${dialect}: ${JSON.stringify(row)}\n`);
+    return { ...row, pass: dialect === 'sqlite' ? pass && row.rps >= TARGET.rps : pass };
+  } finally {
+    await stopChild(server.child);
+  }
+}
+
+export async function runMixedBench(): Promise<MixedRow[]> {
+  process.stderr.write(`Mixed load: ${CONNECTIONS} connections, ${SECONDS} s, ${ORGS} organizations, ${os.cpus().length} CPUs\n`);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-mixed-'));
+  const rows: MixedRow[] = [];
+  try {
+    rows.push(await runOne('sqlite', { DATA_DIR: path.join(dataDir, 'sqlite'), DATABASE_URL: '' }));
+    const pg = await postgresUrl();
+    if (pg.url) {
+      const url = pg.url;
+      rows.push(await withSchema(url, (schema) => runOne('postgres', { DATA_DIR: path.join(dataDir, 'pg'), DATABASE_URL: url, BENCH_PG_SCHEMA: schema })));
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  const sqlite = rows.find((r) => r.dialect === 'sqlite');
+  const postgres = rows.find((r) => r.dialect === 'postgres');
+  // PostgreSQL within 2× of SQLite (req/s).
+  if (sqlite && postgres && postgres.rps * 2 < sqlite.rps) postgres.pass = false;
+  console.log(`\nMixed load (issue 15): 80 % reads / 20 % writes, ${CONNECTIONS} connections, ${SECONDS} s, ${ORGS} organizations`);
+  console.log('database      req/s   p50 ms   p99 ms   max ms  errors  RSS MB   targets');
+  for (const r of rows) {
+    const target =
+      r.dialect === 'sqlite'
+        ? `≥${TARGET.rps} req/s, p99<${TARGET.p99}, max<${TARGET.max}, 0 errors, RSS<${TARGET.rssMb}`
+        : `≥½ SQLite's req/s, p99<${TARGET.p99}, max<${TARGET.max}, 0 errors, RSS<${TARGET.rssMb}`;
+    console.log(
+      `${r.dialect.padEnd(10)}${Math.round(r.rps).toString().padStart(9)}${r.p50.toFixed(0).padStart(9)}${r.p99.toFixed(0).padStart(9)}${r.max
+        .toFixed(0)
+        .padStart(9)}${String(r.errors + r.non2xx).padStart(8)}${r.rssMb.toFixed(0).padStart(8)}   ${target}  ${r.pass ? 'PASS' : 'FAIL'}`,
+    );
+  }
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await runMixedBench();
+}
