@@ -17,7 +17,9 @@ export interface Started {
 /** Starts a bench server script and waits for its one JSON line on stdout. */
 export function startChild(script: string, env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<Started> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, script)], {
+    // BENCH_SERVER_NODE_ARGS: extra Node options for the servers only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+    const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...extra, '--import', 'tsx', path.join(here, script)], {
       env: { ...process.env, LOG_LEVEL: 'silent', ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

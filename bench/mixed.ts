@@ -5,7 +5,9 @@
  * list, and CTA creates and updates. On SQLite and PostgreSQL; prints req/s, p50/p99, the slowest
  * request, errors and the server's peak RSS beside the targets.
  *
- * Knobs: BENCH_MIXED_SECONDS (default 60), BENCH_MIXED_CONNECTIONS (200), BENCH_MIXED_ORGS (4).
+ * Knobs: BENCH_MIXED_SECONDS (default 60), BENCH_MIXED_CONNECTIONS (200), BENCH_MIXED_ORGS (4),
+ * BENCH_MIXED_ONLY=reads|writes (one side of the mix), BENCH_MIXED_SQLITE_ONLY=1, and BENCH_SLOW_MS=n
+ * (bench/server.ts: the server's own slow requests, event-loop delay and connections on stderr).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -65,9 +67,10 @@ async function seedOrg(base: string, token: string, n: number): Promise<Request[
     const cta = await call(base, token, 'POST', '/dashboard/v1/ctas', { chapter_id: chapter, second: i, duration: 5, width: 300, html: `<b>cta ${i}</b>` });
     ctas.push(cta.id);
   }
-  const headers = { authorization: `Bearer ${token}` };
-  const json = { ...headers, 'content-type': 'application/json' };
-  const get = (p: string): Request => ({ method: 'GET', path: p, headers });
+  // A headers object per request: autocannon writes each body's content-length into it.
+  const headers = () => ({ authorization: `Bearer ${token}` });
+  const json = () => ({ ...headers(), 'content-type': 'application/json' });
+  const get = (p: string): Request => ({ method: 'GET', path: p, headers: headers() });
   return [
     get(`/dashboard/v1/ctas/${ctas[0]}`),
     get(`/dashboard/v1/ctas/${ctas[17]}`),
@@ -76,14 +79,14 @@ async function seedOrg(base: string, token: string, n: number): Promise<Request[
     {
       method: 'POST',
       path: '/dashboard/v1/ctas',
-      headers: json,
+      headers: json(),
       body: JSON.stringify({ chapter_id: chapter, second: 3, duration: 5, width: 300, html: '<i>new</i>' }),
     },
     get(`/dashboard/v1/players?per_page=20`),
     get(`/dashboard/v1/ctas/${ctas[33]}`),
     get(`/dashboard/v1/players/${player.id}/cta_meta`),
     get(`/dashboard/v1/events?per_page=20`),
-    { method: 'PATCH', path: `/dashboard/v1/ctas/${ctas[49]}`, headers: json, body: JSON.stringify({ html: `<b>updated ${n}</b>` }) },
+    { method: 'PATCH', path: `/dashboard/v1/ctas/${ctas[49]}`, headers: json(), body: JSON.stringify({ html: `<b>updated ${n}</b>` }) },
   ];
 }
 
@@ -105,6 +108,9 @@ async function runOne(dialect: string, env: Record<string, string | undefined>):
     const perOrg = await Promise.all(tokens.map((token, n) => seedOrg(base, token, n)));
     const requests: Request[] = [];
     for (let i = 0; i < perOrg[0].length; i++) for (const org of perOrg) requests.push(org[i]);
+    // BENCH_MIXED_ONLY=reads|writes: one side of the mix alone, to see what each costs.
+    const only = process.env.BENCH_MIXED_ONLY;
+    if (only) requests.splice(0, requests.length, ...requests.filter((r) => (r.method === 'GET') === (only === 'reads')));
     let peak = rssMb(server.info.pid);
     const sampler = setInterval(() => (peak = Math.max(peak, rssMb(server.info.pid))), 250);
     await autocannon({ url: base, connections: CONNECTIONS, duration: 3, requests });
@@ -134,7 +140,7 @@ export async function runMixedBench(): Promise<MixedRow[]> {
   const rows: MixedRow[] = [];
   try {
     rows.push(await runOne('sqlite', { DATA_DIR: path.join(dataDir, 'sqlite'), DATABASE_URL: '' }));
-    const pg = await postgresUrl();
+    const pg = process.env.BENCH_MIXED_SQLITE_ONLY === '1' ? { url: null } : await postgresUrl();
     if (pg.url) {
       const url = pg.url;
       rows.push(await withSchema(url, (schema) => runOne('postgres', { DATA_DIR: path.join(dataDir, 'pg'), DATABASE_URL: url, BENCH_PG_SCHEMA: schema })));
