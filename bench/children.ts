@@ -68,3 +68,14 @@ export async function withSchema<T>(url: string, run: (schema: string) => Promis
     await admin.end();
   }
 }
+
+/** A Dashboard API request of a bench, with a Bearer token and a JSON body when given. */
+export async function api(base: string, token: string, method: string, url: string, body?: unknown) {
+  const res = await fetch(`${base}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, text, json: () => JSON.parse(text) };
+}

@@ -1,19 +1,24 @@
 /**
  * Mixed load (`BENCH_ONLY=mixed npm run bench`, or `runMixedBench()`), issue 15: 200 connections for
- * 60 s against the real server (bench/server.ts), 80 % reads and 20 % writes over the main resources
+ * 60 s against the server as `npm start` runs it, 80 % reads and 20 % writes over the main resources
  * of several organizations: CTAs by id, a chapter's CTA list, players, a player's cta_meta, the events
  * list, and CTA creates and updates. On SQLite and PostgreSQL; prints req/s, p50/p99, the slowest
  * request, errors and the server's peak RSS beside the targets.
  *
  * Knobs: BENCH_MIXED_SECONDS (default 60), BENCH_MIXED_CONNECTIONS (200), BENCH_MIXED_ORGS (4),
  * BENCH_MIXED_ONLY=reads|writes (one side of the mix), BENCH_MIXED_SQLITE_ONLY=1, and BENCH_SLOW_MS=n
- * (bench/server.ts: the server's own slow requests, event-loop delay and connections on stderr).
+ * (the app under tsx, bench/server.ts, saying on stderr what it sees: bench/diagnostics.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { execFileSync, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { postgresUrl, startChild, stopChild, withSchema } from './children.ts';
+import { freePort } from '../test/helpers/processes.ts';
+import { api, postgresUrl, startChild, stopChild, withSchema } from './children.ts';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
 const SECONDS = Number(process.env.BENCH_MIXED_SECONDS ?? 60);
 const CONNECTIONS = Number(process.env.BENCH_MIXED_CONNECTIONS ?? 200);
@@ -40,14 +45,9 @@ interface Request {
 }
 
 async function call(base: string, token: string, method: string, url: string, body?: unknown) {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-  return JSON.parse(text);
+  const res = await api(base, token, method, url, body);
+  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${res.text}`);
+  return res.json();
 }
 
 /** One organization's player with two chapters and 50 CTAs; answers its share of the mix (8 reads, 2 writes). */
@@ -99,11 +99,70 @@ function rssMb(pid: number): number {
   }
 }
 
-async function runOne(dialect: string, env: Record<string, string | undefined>): Promise<MixedRow> {
-  const server = await startChild('server.ts', { ...env, BENCH_ORGS: String(ORGS) });
+interface Server {
+  base: string;
+  tokens: string[];
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * The server as a user runs it: `node scripts/start.mjs` (what `npm start` execs: the bundle, its
+ * job runner, live ingest and housekeeping), LOG_LEVEL=warn. The first organization is the one the
+ * first start makes (its owner token in DATA_DIR/owner-token); the others come from the CLI.
+ */
+async function startServer(env: Record<string, string>): Promise<Server> {
+  // BENCH_SLOW_MS: bench/server.ts instead (the app under tsx), which can say what it sees (bench/diagnostics.ts).
+  if (process.env.BENCH_SLOW_MS) {
+    const started = await startChild('server.ts', { ...env, BENCH_ORGS: String(ORGS) });
+    const { port, tokens, pid } = started.info as { port: number; tokens: string[]; pid: number };
+    return { base: `http://127.0.0.1:${port}`, tokens, pid, stop: () => stopChild(started.child) };
+  }
+  const port = await freePort();
+  const all = { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', RTMP_PORT: String(await freePort()), LOG_LEVEL: 'warn' };
+  const child = spawn(process.execPath, ['scripts/start.mjs'], { cwd: root, env: all, stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const base = `http://127.0.0.1:${port}`;
+  const tokenFile = path.join(env.DATA_DIR, 'owner-token');
+  for (let waited = 0; ; waited += 50) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
+    if (waited > 60_000) throw new Error('the server did not answer within 60 s');
+    const token = fs.existsSync(tokenFile) ? fs.readFileSync(tokenFile, 'utf8').trim() : null;
+    const ok =
+      token &&
+      (await fetch(`${base}/dashboard/v1/players`, { headers: { authorization: `Bearer ${token}` } }).then(
+        (r) => r.ok,
+        () => false,
+      ));
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const tokens = [fs.readFileSync(tokenFile, 'utf8').trim()];
+  for (let i = 1; i < ORGS; i++) {
+    const out = execFileSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'org', 'create', '--name', `Bench ${i}`], {
+      cwd: root,
+      env: all,
+      encoding: 'utf8',
+    });
+    tokens.push(JSON.parse(out.trim().split('\n').at(-1)!).auth_token);
+  }
+  return {
+    base,
+    tokens,
+    pid: child.pid!,
+    stop: async () => {
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+async function runOne(dialect: string, env: Record<string, string>): Promise<MixedRow> {
+  const server = await startServer(env);
   try {
-    const base = `http://127.0.0.1:${server.info.port}`;
-    const tokens = server.info.tokens as string[];
+    const { base, tokens } = server;
     // Interleaved by organization: each connection's walk through the list touches every one of them.
     const perOrg = await Promise.all(tokens.map((token, n) => seedOrg(base, token, n)));
     const requests: Request[] = [];
@@ -111,8 +170,8 @@ async function runOne(dialect: string, env: Record<string, string | undefined>):
     // BENCH_MIXED_ONLY=reads|writes: one side of the mix alone, to see what each costs.
     const only = process.env.BENCH_MIXED_ONLY;
     if (only) requests.splice(0, requests.length, ...requests.filter((r) => (r.method === 'GET') === (only === 'reads')));
-    let peak = rssMb(server.info.pid);
-    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(server.info.pid))), 250);
+    let peak = rssMb(server.pid);
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(server.pid))), 250);
     await autocannon({ url: base, connections: CONNECTIONS, duration: 3, requests });
     const r = await autocannon({ url: base, connections: CONNECTIONS, duration: SECONDS, requests });
     clearInterval(sampler);
@@ -130,7 +189,7 @@ async function runOne(dialect: string, env: Record<string, string | undefined>):
     process.stderr.write(`  mixed ${dialect}: ${JSON.stringify(row)}\n`);
     return { ...row, pass: dialect === 'sqlite' ? pass && row.rps >= TARGET.rps : pass };
   } finally {
-    await stopChild(server.child);
+    await server.stop();
   }
 }
 
@@ -139,11 +198,15 @@ export async function runMixedBench(): Promise<MixedRow[]> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-mixed-'));
   const rows: MixedRow[] = [];
   try {
+    // The bundle npm start runs, built from the sources as they are.
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
     rows.push(await runOne('sqlite', { DATA_DIR: path.join(dataDir, 'sqlite'), DATABASE_URL: '' }));
     const pg = process.env.BENCH_MIXED_SQLITE_ONLY === '1' ? { url: null } : await postgresUrl();
     if (pg.url) {
       const url = pg.url;
-      rows.push(await withSchema(url, (schema) => runOne('postgres', { DATA_DIR: path.join(dataDir, 'pg'), DATABASE_URL: url, BENCH_PG_SCHEMA: schema })));
+      rows.push(
+        await withSchema(url, (schema) => runOne('postgres', { DATA_DIR: path.join(dataDir, 'pg'), DATABASE_URL: url, PGOPTIONS: `-c search_path=${schema}` })),
+      );
     }
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -20,7 +20,7 @@ import { printLiveBench, runLiveBench } from './live.ts';
 import { printGlassBench, runGlassBench } from './live-glass.ts';
 import { runStorageBench } from './storage.ts';
 import { runColdStartBench } from './cold-start.ts';
-import { postgresUrl, startChild, stopChild, withSchema } from './children.ts';
+import { api, postgresUrl, startChild, stopChild, withSchema } from './children.ts';
 import { runSizeBench } from './size.ts';
 import { runMixedBench } from './mixed.ts';
 
@@ -30,16 +30,6 @@ const WARMUP = Math.min(3, Math.max(1, Math.round(DURATION / 4)));
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
 const TARGET_RATIO = 0.7;
 const TARGET_P99_MS = 10;
-
-async function api(base: string, token: string, method: string, url: string, body?: unknown) {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, text, json: () => JSON.parse(text) };
-}
 
 /**
  * An organization's player with a chapter and a CTA on it; answers the path to measure (the CTA, or the

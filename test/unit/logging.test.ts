@@ -68,12 +68,14 @@ describe('redactUrl', () => {
       '%zz',
     );
     const separator = fc.constantFrom('&', '&&', '&?', ';', '#', '?', '&=&');
-    const value = fc.stringMatching(/^[A-Za-z0-9]{12,20}$/);
-    const parameter = fc.tuple(name, value).map(([n, v]) => `${n}=${v}`);
-    const query = fc.tuple(fc.constantFrom('', '?', '&'), fc.array(fc.tuple(parameter, separator), { minLength: 1, maxLength: 5 }));
+    const value = fc.stringMatching(/^[a-z0-9]{12,20}$/);
+    const query = fc.tuple(fc.constantFrom('', '?', '&'), fc.array(fc.tuple(name, value, separator), { minLength: 1, maxLength: 5 }));
     fc.assert(
       fc.property(fc.constantFrom('?', '#'), query, (delimiter, [lead, parts]) => {
-        const qs = lead + parts.map(([p, s]) => p + s).join('');
+        // Each value marked with its place (`Q<i>Z`, letters no other part of the URL holds), so that no
+        // value is part of another: a secret's value is then found in the log only where it leaked,
+        // not inside the value of a parameter that may be logged (fast-check gives two the same).
+        const qs = lead + parts.map(([n, v, s], i) => `${n}=Q${i}Z${v}${s}`).join('');
         const logged = redactUrl(`/dashboard/v1/players${delimiter}${qs}`);
         // What the router hands the routes: the query after the delimiter, through its own parser.
         const read = parseQueryString(qs);
