@@ -36,7 +36,8 @@ async function main() {
   // BENCH_SEED=size: the sizes of issue 15 (bench/size.ts) before the server listens.
   const seeded = process.env.BENCH_SEED === 'size' ? await seedSize(app, database, token) : {};
   // BENCH_SLOW_MS=n: what the server itself sees on stderr (bench/diagnostics.ts).
-  if (Number(process.env.BENCH_SLOW_MS ?? 0) > 0) watchServer(app.server, Number(process.env.BENCH_SLOW_MS));
+  const slowMs = Number(process.env.BENCH_SLOW_MS ?? 0);
+  if (slowMs > 0) watchServer(app.server, slowMs);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   process.stdout.write(`${JSON.stringify({ port, token, tokens, pid: process.pid, ...seeded })}\n`);

@@ -7,6 +7,9 @@ import { segmentKey } from '../../live/paths.ts';
 import type { FileStore } from '../../media/file-store.ts';
 import type { LiveRepository } from './live.repository.ts';
 
+/** How often a waiting playlist request looks for the next segment (and how long one read serves all). */
+const POLL_MS = 100;
+
 /**
  * What a viewer of a live instance is served over HLS: the playlist (with DVR the whole broadcast,
  * without it a short window at the live edge; ended once the broadcast is over) and its segments,
@@ -14,9 +17,6 @@ import type { LiveRepository } from './live.repository.ts';
  * publishes them (src/live/hls-publisher.ts), so every process sharing the store and the database
  * serves every broadcast, wherever it is received.
  */
-/** How often a waiting playlist request looks for the next segment (and how long one read serves all). */
-const POLL_MS = 100;
-
 export class LivePlaybackService {
   /** Parts that ended never change: read once. */
   private readonly ended = new EndedParts();
