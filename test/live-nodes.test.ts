@@ -171,4 +171,90 @@ describe.each(dialects)('live output shared by several nodes on %s', (dialect) =
       if (store instanceof LocalFileStore) expect(fs.existsSync(path.join(store.root, ...liveKey(s.player_uuid).split('/')))).toBe(false);
     },
   );
+  it(
+    'an encoder cut off by the death of its ingest node reconnects to another node: the same broadcast goes on, and its recording joins both parts',
+    { timeout: 180_000 },
+    async () => {
+      // Two ingest nodes of their own (the first test's ingest keeps its port): A on the first node, B on the second.
+      const onPort0 = (config: Config): Config => ({ ...config, live: { ...config.live, rtmpPort: 0 } });
+      const a = new LiveIngest(onPort0(t.config), t.services.liveState, t.container.media);
+      const b = new LiveIngest(onPort0(other.config), other.container.services.liveState, other.container.media);
+      const [portA, portB] = [await a.start(), await b.start()];
+      try {
+        const created = await org.api.post(`${P}/organizations/${org.organizationId}/live`, {
+          video_options: {
+            video_name: `Failover ${dialect}`,
+            description: '',
+            stream_tags: [],
+            segment_length: 1,
+            dvr_enabled: true,
+            disable_notifications: true,
+          },
+        });
+        expect(created.status, created.raw).toBe(201);
+        const id = created.body.stream_instance_id as number;
+        const s = (await org.api.get(`${P}/organizations/${org.organizationId}/live/${id}`)).body.instance_details;
+        const detail = async () => (await org.api.get(`${P}/organizations/${org.organizationId}/live/${id}`)).body.instance_details;
+        const viewer = client(other.app);
+        // Part 1 on node A, which dies (its process stops: the publisher's connection is cut) mid-broadcast.
+        const first = publish(t.config.ffmpegPath, `rtmp://127.0.0.1:${portA}/live/${s.stream_key}`, 60);
+        const watch = await waitFor('on air', async () => playbackBase(other.app, s.player_uuid).catch(() => null));
+        const listedNow = async () => (await viewer.get(`${watch}/live/index.m3u8`)).raw.split('\n').filter((l) => l.endsWith('.ts'));
+        await waitFor('three segments from node A', async () => (await listedNow()).length >= 3, 30_000, 100);
+        await a.stop();
+        const cut = await first.exited;
+        expect(cut.code).not.toBe(0);
+        expect(cut.ms).toBeLessThan(50_000);
+        const partOne = await listedNow();
+        expect((await detail()).status).toBe('live');
+
+        // The encoder reconnects to node B with the same key, as an encoder retries: until it is let in.
+        const second = await waitFor(
+          'node B lets the encoder in',
+          async () => {
+            const p = publish(t.config.ffmpegPath, `rtmp://127.0.0.1:${portB}/live/${s.stream_key}`, 4);
+            const early = await Promise.race([p.exited, new Promise<null>((r) => setTimeout(() => r(null), 1500))]);
+            return early === null ? p : null;
+          },
+          20_000,
+          250,
+        );
+        const list = (await org.api.get(`${P}/organizations/${org.organizationId}/live?states[]=ongoing`)).body.stream_instances.filter(
+          (i: { id: number }) => i.id === id,
+        );
+        expect(list).toHaveLength(1);
+        await waitFor('segments of the second part', async () => (await listedNow()).length >= partOne.length + 2, 30_000, 100);
+        const playlist = (await viewer.get(`${watch}/live/index.m3u8`)).raw;
+        // The same broadcast: part one's segments still listed first, then a discontinuity, then node B's.
+        expect(
+          playlist
+            .split('\n')
+            .filter((l) => l.endsWith('.ts'))
+            .slice(0, partOne.length),
+        ).toEqual(partOne);
+        expect(playlist).toContain('#EXT-X-DISCONTINUITY');
+        const parts = new Set(
+          playlist
+            .split('\n')
+            .filter((l) => l.endsWith('.ts'))
+            .map((l) => l.split('/')[0]),
+        );
+        expect(parts.size).toBe(2);
+        for (const uri of playlist.split('\n').filter((l) => l.endsWith('.ts'))) {
+          expect((await t.app.inject({ method: 'GET', url: `${await playbackBase(t.app, s.player_uuid)}/live/${uri}` })).statusCode, uri).toBe(200);
+        }
+        expect((await second.exited).code).toBe(0);
+
+        // The broadcast ends on node B: one recording with both parts.
+        await waitFor('ready', async () => (await detail()).status === 'ready', 120_000, 250);
+        const files = (await org.api.get(`${P}/videos/${s.video_id}`)).body;
+        expect(files.status).toBe('ready');
+        // 1 s segments: part one's, and node B's 4 s.
+        expect(files.seconds).toBeGreaterThanOrEqual(partOne.length + 3);
+      } finally {
+        await a.stop().catch(() => {});
+        await b.stop();
+      }
+    },
+  );
 });
