@@ -3,7 +3,8 @@ import type { Database } from './db/database.ts';
 import { JobsRepository } from './jobs/jobs.repository.ts';
 import { createMailer } from './mail/create-mailer.ts';
 import type { Mailer } from './mail/mailer.ts';
-import { createMedia, type Media } from './media/media.ts';
+import { createFileStore, createMedia, type Media } from './media/media.ts';
+import { ObjectIndexRepository } from './media/object-index.ts';
 import { AccessManagersRepository } from './modules/access-managers/access-managers.repository.ts';
 import { AccessManagersService } from './modules/access-managers/access-managers.service.ts';
 import { AllotmentsRepository, EmbedsRepository } from './modules/allotments/allotments.repository.ts';
@@ -87,7 +88,7 @@ export interface ContainerOptions {
  */
 export function createContainer({ config, database, mailer = createMailer(config) }: ContainerOptions) {
   const db = database.db;
-  const media: Media = createMedia(config);
+  const media: Media = createMedia(config, createFileStore(config, new ObjectIndexRepository(db)));
 
   const repositories = {
     accessManagers: new AccessManagersRepository(db),

@@ -6,6 +6,7 @@ import { JobRunner } from './jobs/runner.ts';
 import { sweepWorkDirs } from './jobs/work-dir.ts';
 import { describeTool } from './lib/ffmpeg-binaries.ts';
 import { jobHandlers } from './modules/job-handlers.ts';
+import { S3FileStore } from './media/s3-file-store.ts';
 import { LiveIngest } from './modules/live/live-ingest.ts';
 import { bootstrapOwner, openAndMigrate, tuneRuntime } from './runtime.ts';
 import { jobGraceMs, Shutdown, shutdownTimeoutMs, watchNpmParent } from './shutdown.ts';
@@ -87,6 +88,13 @@ async function main() {
       .storeLegacyFiles()
       .then((moved) => moved > 0 && log.info({ moved }, 'captions: files moved to the media store'))
       .catch((err: unknown) => log.warn({ err }, 'captions: moving legacy files to the media store failed; retried at the next start'));
+    // Objects an earlier release wrote to S3 enter the object index, by one listing, once ever.
+    if (container.media.store instanceof S3FileStore) {
+      void container.media.store
+        .indexExisting()
+        .then((recorded) => recorded > 0 && log.info({ recorded }, 'media: objects of the store recorded in its index'))
+        .catch((err: unknown) => log.warn({ err }, 'media: recording the objects of the store failed; retried at the next start'));
+    }
     // Running jobs get most of the shutdown time to finish; then they are aborted and their leases released.
     shutdown.drain('jobs', () => runner.stop(jobGraceMs(timeoutMs)));
   }

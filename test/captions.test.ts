@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, dialects, type TestApp } from './helpers/harness.ts';
@@ -6,6 +8,8 @@ import { createOrg, unique, type OrgContext } from './helpers/factories.ts';
 import { createContainer } from '../src/container.ts';
 import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
+import { LocalFileStore } from '../src/media/file-store.ts';
+import { MAX_CAPTIONS_PER_VIDEO } from '../src/modules/captions/captions.service.ts';
 
 const P = '/dashboard/v1';
 
@@ -531,19 +535,49 @@ describe.each(dialects)('captions on %s', (dialect) => {
       const videoId = await newVideo();
       const uuid = await uuidOf(videoId);
       const c = await addCaption(videoId, { language: 'en', content: SRT });
-      const first = `videos/${uuid}/captions/${c.id}-r1.vtt`;
-      expect(await rowOf(c.id)).toMatchObject({ file_key: first, content: null });
+      const first = (await rowOf(c.id)).file_key!;
+      expect(first).toMatch(new RegExp(`^videos/${uuid}/captions/[0-9a-f]{12}\\.vtt$`));
+      expect(await rowOf(c.id)).toMatchObject({ content: null });
       expect((await store().stat(first))?.size).toBe(Buffer.byteLength(SRT_AS_VTT));
 
       expect((await org.api.patch(`${P}/captions/${c.id}`, { content: VTT })).status).toBe(200);
-      const second = `videos/${uuid}/captions/${c.id}-r2.vtt`;
-      expect((await rowOf(c.id)).file_key).toBe(second);
+      const second = (await rowOf(c.id)).file_key!;
+      expect(second).toMatch(new RegExp(`^videos/${uuid}/captions/[0-9a-f]{12}\\.vtt$`));
+      expect(second).not.toBe(first);
       expect(await store().stat(second)).not.toBeNull();
       expect(await store().stat(first)).toBeNull();
       expect((await org.api.get(`${P}/captions/${c.id}/content`)).raw).toContain('Bonjour');
 
       expect((await org.api.delete(`${P}/captions/${c.id}`)).status).toBe(200);
       expect(await store().stat(second)).toBeNull();
+    });
+
+    it('a write refused inside its transaction keeps no file: the file stored before it is removed again', async () => {
+      const videoId = await newVideo();
+      const uuid = await uuidOf(videoId);
+      const now = Math.floor(Date.now() / 1000);
+      const rows = Array.from({ length: MAX_CAPTIONS_PER_VIDEO }, (_, i) => ({
+        organization_id: org.organizationId,
+        video_id: videoId,
+        language: 'en',
+        status: 'draft',
+        is_default: false,
+        revision: 1,
+        created_at: now + i,
+        updated_at: now,
+      }));
+      await t.database.db.insertInto('captions').values(rows).execute();
+      const refused = await org.api.post(`${P}/videos/${videoId}/captions`, { language: 'en', content: SRT });
+      expect(refused.status, refused.raw).toBe(422);
+      const kept = await t.database.db.selectFrom('captions').select('file_key').where('video_id', '=', videoId).where('file_key', 'is not', null).execute();
+      expect(kept).toEqual([]);
+      const store = t.container.media.store;
+      if (store instanceof LocalFileStore) {
+        const folder = path.join(store.root, 'videos', uuid, 'captions');
+        expect(fs.existsSync(folder) ? fs.readdirSync(folder) : []).toEqual([]);
+      } else {
+        expect(await t.database.db.selectFrom('stored_objects').select('key').where('key', 'like', `videos/${uuid}/captions/%`).execute()).toEqual([]);
+      }
     });
 
     it('a fetched file goes to the store; a failed one leaves nothing', async () => {

@@ -12,7 +12,10 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { LocalFileStore, type FileStore } from '../src/media/file-store.ts';
+import { openDatabase, type Database } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
 import { createFileStore } from '../src/media/media.ts';
+import { ObjectIndexRepository } from '../src/media/object-index.ts';
 import { S3FileStore } from '../src/media/s3-file-store.ts';
 import { startS3Server, type S3Server } from './helpers/s3-server.ts';
 
@@ -38,18 +41,25 @@ function failingStream(bytes: number, failAt: number): Readable {
 
 let s3: S3Server;
 let tmp: string;
+// The S3 store's object index (table stored_objects).
+let database: Database;
+let index: ObjectIndexRepository;
 beforeAll(async () => {
   s3 = await startS3Server();
   tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'reelbase-store-'));
+  database = openDatabase({ sqlitePath: ':memory:' });
+  await migrateToLatest(database.db);
+  index = new ObjectIndexRepository(database.db);
 });
 afterAll(async () => {
+  await database?.destroy();
   await s3?.close();
   await fsp.rm(tmp, { recursive: true, force: true });
 });
 
 const stores: Array<[string, () => FileStore]> = [
   ['local', () => new LocalFileStore(path.join(tmp, 'media'))],
-  ['s3', () => createFileStore(loadConfig({ ...s3.env, DATA_DIR: tmp, LOG_LEVEL: 'silent' }))],
+  ['s3', () => createFileStore(loadConfig({ ...s3.env, DATA_DIR: tmp, LOG_LEVEL: 'silent' }), index)],
 ];
 
 describe.each(stores)('the %s file store', (kind, make) => {
@@ -126,9 +136,69 @@ describe.each(stores)('the %s file store', (kind, make) => {
   });
 });
 
+describe('the S3 store deletes folders without listing the bucket', () => {
+  let store: S3FileStore;
+  /** The S3 operations the store sends, by the SDK's command name. */
+  const sent: string[] = [];
+  beforeAll(() => {
+    store = createFileStore(loadConfig({ ...s3.env, DATA_DIR: tmp, LOG_LEVEL: 'silent' }), index) as S3FileStore;
+    store.client.middlewareStack.add(
+      (next, context) => (args) => {
+        sent.push(context.commandName as string);
+        return next(args);
+      },
+      { step: 'initialize', name: 'recordCommands' },
+    );
+  });
+  const put = (key: string) => store.put(key, Readable.from([Buffer.from(key)]));
+
+  it('records every key it writes, and deletes a folder, the folder key itself included, from the recorded keys', async () => {
+    const keys = ['videos/u5', 'videos/u5/r0/sd.mp4', 'videos/u5/r0/hls/720/seg-1.m4s', 'videos/u5/captions/3-r1.vtt'];
+    for (const k of keys) await put(k);
+    await put('videos/u50/r0/sd.mp4'); // a neighbour whose name starts like the folder's
+    await put('videos/u5-x/r0/sd.mp4');
+    expect(await index.under('videos/u5', 100)).toEqual([...keys].sort());
+    sent.length = 0;
+    await store.delete('videos/u5');
+    expect(sent).not.toContain('ListObjectsV2Command');
+    expect(sent).toEqual(['DeleteObjectsCommand']);
+    for (const k of keys) expect(await store.stat(k), k).toBeNull();
+    expect(await index.under('videos/u5', 100)).toEqual([]);
+    expect(await store.stat('videos/u50/r0/sd.mp4')).not.toBeNull();
+    expect(await store.stat('videos/u5-x/r0/sd.mp4')).not.toBeNull();
+  });
+
+  it('a key recorded for a write that failed is deleted without complaint', async () => {
+    await expect(store.put('videos/u6/r0/sd.mp4', failingStream(20 * 1024 * 1024, 9 * 1024 * 1024))).rejects.toThrow();
+    expect(await index.under('videos/u6', 10)).toEqual(['videos/u6/r0/sd.mp4']);
+    await store.delete('videos/u6');
+    expect(await index.under('videos/u6', 10)).toEqual([]);
+  });
+
+  it('records the objects of an earlier release once, by the only listing, and then deletes them like any other', async () => {
+    // Written before the index: straight to the bucket, not through the store.
+    const { PutObjectCommand } = await import('@aws-sdk/client-s3');
+    for (const k of ['videos/old1/r0/sd.mp4', 'videos/old1/r0/thumbnail-0.jpg', 'live/old2/p0001/seg-1.ts']) {
+      await store.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `media/${k}`, Body: k }));
+    }
+    expect(await index.under('videos/old1', 10)).toEqual([]);
+    sent.length = 0;
+    expect(await store.indexExisting()).toBeGreaterThanOrEqual(3);
+    expect(sent.filter((c) => c === 'ListObjectsV2Command').length).toBeGreaterThan(0);
+    expect(await index.under('videos/old1', 10)).toEqual(['videos/old1/r0/sd.mp4', 'videos/old1/r0/thumbnail-0.jpg']);
+    sent.length = 0;
+    expect(await store.indexExisting()).toBe(0); // once ever
+    expect(sent).toEqual([]);
+    await store.delete('videos/old1');
+    await store.delete('live/old2');
+    expect(sent).not.toContain('ListObjectsV2Command');
+    for (const k of ['videos/old1/r0/sd.mp4', 'live/old2/p0001/seg-1.ts']) expect(await store.stat(k), k).toBeNull();
+  });
+});
+
 describe('STORAGE_URL', () => {
   it('selects the S3 store with its bucket and prefix, and refuses what is not s3://BUCKET[/PREFIX]', () => {
-    const store = createFileStore(loadConfig({ ...s3.env, STORAGE_URL: 's3://media-bucket/reelbase/prod', DATA_DIR: tmp }));
+    const store = createFileStore(loadConfig({ ...s3.env, STORAGE_URL: 's3://media-bucket/reelbase/prod', DATA_DIR: tmp }), index);
     expect(store).toBeInstanceOf(S3FileStore);
     expect((store as S3FileStore).bucket).toBe('media-bucket');
     for (const bad of ['s3://', 's3://UPPER/x', 's3://b/../x', 'https://bucket/x']) {

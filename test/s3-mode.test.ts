@@ -148,7 +148,8 @@ describe.each(dialects)('object storage on %s', (dialect) => {
       // A caption's file is an object of the bucket too, read back through the API.
       const caption = (await api.post(`${P}/videos/${created.video_id}/captions`, { language: 'en', content: '1\n00:00:00,000 --> 00:00:01,000\nHi there\n' }))
         .body;
-      expect(objects().some((o) => o.includes(`${video.uuid}/captions/${caption.id}-r1.vtt`))).toBe(true);
+      const captionKey = (await t.database.db.selectFrom('captions').select('file_key').where('id', '=', caption.id).executeTakeFirstOrThrow()).file_key!;
+      expect(objects().some((o) => o.includes(captionKey))).toBe(true);
       expect((await api.get(`${P}/captions/${caption.id}/content?format=srt`)).raw).toContain('Hi there');
 
       // No media on the local disk: only the database and the (empty) work and upload folders.
@@ -157,8 +158,12 @@ describe.each(dialects)('object storage on %s', (dialect) => {
       // Deleting the video deletes its objects.
       const before = objects().filter((o) => o.includes(video.uuid as string));
       expect(before.length).toBeGreaterThan(4);
+      // The store knows its keys (stored_objects): the folder is deleted from them, with no listing.
+      const recorded = () => t.database.db.selectFrom('stored_objects').select('key').where('key', 'like', `videos/${video.uuid}/%`).execute();
+      expect((await recorded()).length).toBe(before.length);
       expect((await api.delete(`${P}/videos/${created.video_id}`)).status).toBe(200);
       expect(objects().filter((o) => o.includes(video.uuid as string))).toEqual([]);
+      expect(await recorded()).toEqual([]);
     },
   );
 

@@ -10,7 +10,6 @@ import { createOrg, createPlayer, unique, type OrgContext } from './helpers/fact
 import { createContainer } from '../src/container.ts';
 import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
-import { createMedia } from '../src/media/media.ts';
 import { sniffImage } from '../src/modules/thumbnails/images.ts';
 
 const P = '/dashboard/v1';
@@ -61,7 +60,7 @@ describe.each(dialects)('thumbnails on %s', (dialect) => {
 
   /** What processing leaves behind: `count` generated thumbnails in the store, the first selected. */
   async function generate(video: { id: number; uuid: string }, organizationId = org.organizationId, count = 3) {
-    const media = createMedia(t.config);
+    const media = t.container.media;
     const now = Math.floor(Date.now() / 1000);
     const rows = [];
     for (let i = 0; i < count; i++) {

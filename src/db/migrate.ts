@@ -23,6 +23,7 @@ import * as m0021 from './migrations/0021_event_counts.ts';
 import * as m0022 from './migrations/0022_event_search.ts';
 import * as m0023 from './migrations/0023_live_list.ts';
 import * as m0024 from './migrations/0024_players_videos_at_size.ts';
+import * as m0025 from './migrations/0025_stored_objects.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '0022_event_search': m0022,
   '0023_live_list': m0023,
   '0024_players_videos_at_size': m0024,
+  '0025_stored_objects': m0025,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

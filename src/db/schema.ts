@@ -497,6 +497,13 @@ export interface HubCategoryPlayersTable {
   position: number;
 }
 
+/** A key written to the S3 media store (src/media/object-index.ts); a folder's objects are deleted from these. */
+export interface StoredObjectsTable {
+  key: string;
+  /** epoch seconds */
+  created_at: number;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_tokens: ApiTokensTable;
@@ -535,4 +542,5 @@ export interface DB {
   hubs: HubsTable;
   hub_categories: HubCategoriesTable;
   hub_category_players: HubCategoryPlayersTable;
+  stored_objects: StoredObjectsTable;
 }

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import { LocalFileStore, type FileStore } from './file-store.ts';
 import { UrlSigner } from './signed-urls.ts';
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
+import type { ObjectIndex } from './object-index.ts';
 import { S3FileStore } from './s3-file-store.ts';
 
 /** Public path under which stored files are served (GET /media/files/<key>?expires=&signature=). */
@@ -41,12 +42,17 @@ export function storageClientConfig(config: Config): S3ClientConfig {
   };
 }
 
-/** The media store of the configuration: S3 with STORAGE_URL, else the local MEDIA_DIR. */
-export function createFileStore(config: Config): FileStore {
+/**
+ * The media store of the configuration: S3 with STORAGE_URL (which keeps its keys in `index`, the
+ * database's stored_objects), else the local MEDIA_DIR.
+ */
+export function createFileStore(config: Config, index?: ObjectIndex): FileStore {
   if (config.storage.kind === 'local') return new LocalFileStore(config.mediaDir);
+  if (!index) throw new Error('an S3 media store needs the object index of its database');
   return new S3FileStore({
     client: storageClientConfig(config),
     location: config.storage.location,
+    index,
     // Presigned URLs outlive the redirect only long enough for a player to follow it and read.
     redirectSeconds: config.storage.delivery === 'redirect' ? 600 : undefined,
   });

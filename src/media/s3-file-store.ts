@@ -9,6 +9,7 @@ import { whenUsed } from '../lib/when-used.ts';
 import type { S3Location } from '../lib/storage-url.ts';
 import { contentTypeOf } from './content-types.ts';
 import { InvalidKeyError, isValidKey, type ByteRange, type FileStore, type StoredFile } from './file-store.ts';
+import type { ObjectIndex } from './object-index.ts';
 
 const sdk = whenUsed<typeof S3>('@aws-sdk/client-s3');
 const storage = whenUsed<typeof S3Storage>('@aws-sdk/lib-storage');
@@ -17,6 +18,8 @@ const presigner = whenUsed<typeof S3Presigner>('@aws-sdk/s3-request-presigner');
 export interface S3StoreOptions {
   client: S3ClientConfig;
   location: S3Location;
+  /** The keys of the store's objects, from which folders are deleted without listing. */
+  index: ObjectIndex;
   /** MEDIA_DELIVERY=redirect: files are answered by a redirect to a presigned URL of this lifetime. */
   redirectSeconds?: number;
 }
@@ -35,13 +38,15 @@ const isNotFound = (err: unknown) => {
 /**
  * The FileStore on S3-compatible object storage (docs/media.md, "Object storage"). Writes go through
  * lib-storage's Upload (one PUT for small files, a multipart upload for large ones, aborted on failure),
- * so an object appears whole or not at all. Prefix deletes list the prefix and delete in batches.
+ * so an object appears whole or not at all. Every key is recorded in the object index before its
+ * object is written, and a folder is deleted from the index's keys, in batches, never by listing.
  */
 export class S3FileStore implements FileStore {
   readonly client: S3Client;
   readonly bucket: string;
   private readonly prefix: string;
   private readonly redirectSeconds?: number;
+  private readonly index: ObjectIndex;
   /**
    * What HEAD answered for files under `videos/` (renditions, thumbnails, originals: each written once
    * under a folder of its own run), kept STAT_TTL_MS: a range read is then one request to S3 instead of
@@ -54,6 +59,7 @@ export class S3FileStore implements FileStore {
     this.bucket = options.location.bucket;
     this.prefix = options.location.prefix;
     this.redirectSeconds = options.redirectSeconds;
+    this.index = options.index;
     if (this.redirectSeconds) this.deliveryUrl = (key) => this.presign(key, this.redirectSeconds!);
   }
 
@@ -65,6 +71,7 @@ export class S3FileStore implements FileStore {
 
   async put(key: string, from: string | Readable): Promise<StoredFile> {
     const Key = this.objectKey(key);
+    await this.index.record(key);
     const Body = typeof from === 'string' ? fs.createReadStream(from) : from;
     const upload = new (storage().Upload)({
       client: this.client,
@@ -119,21 +126,38 @@ export class S3FileStore implements FileStore {
   }
 
   async delete(prefix: string): Promise<void> {
-    const base = this.objectKey(prefix);
-    for (const key of this.stats.keys()) if (key === prefix || key.startsWith(`${prefix}/`)) this.stats.delete(key);
-    const keys = [base];
-    let token: string | undefined;
-    do {
-      const page = await this.client.send(new (sdk().ListObjectsV2Command)({ Bucket: this.bucket, Prefix: `${base}/`, ContinuationToken: token }));
-      for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
-    for (let i = 0; i < keys.length; i += 1000) {
-      const batch = keys.slice(i, i + 1000).map((Key) => ({ Key }));
-      const out = await this.client.send(new (sdk().DeleteObjectsCommand)({ Bucket: this.bucket, Delete: { Objects: batch, Quiet: true } }));
+    const folder = prefix.replace(/\/+$/, '');
+    this.objectKey(folder); // refuses what is not a key
+    for (const key of this.stats.keys()) if (key === folder || key.startsWith(`${folder}/`)) this.stats.delete(key);
+    for (;;) {
+      const keys = await this.index.under(folder, 1000);
+      if (keys.length === 0) return;
+      const Objects = keys.map((key) => ({ Key: this.objectKey(key) }));
+      const out = await this.client.send(new (sdk().DeleteObjectsCommand)({ Bucket: this.bucket, Delete: { Objects, Quiet: true } }));
       const failed = (out.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
       if (failed.length > 0) throw new Error(`Deleting ${prefix} failed for ${failed.length} objects: ${failed[0].Code} ${failed[0].Message}`);
+      await this.index.forget(keys);
     }
+  }
+
+  /**
+   * Objects written before the store kept an index (an earlier release) are recorded once, by the one
+   * listing of the store there ever is; later starts see the index complete and list nothing.
+   */
+  async indexExisting(): Promise<number> {
+    if (await this.index.isComplete()) return 0;
+    const base = this.prefix ? `${this.prefix}/` : '';
+    let recorded = 0;
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new (sdk().ListObjectsV2Command)({ Bucket: this.bucket, Prefix: base || undefined, ContinuationToken: token }));
+      const keys = (page.Contents ?? []).map((o) => (o.Key ?? '').slice(base.length)).filter(isValidKey);
+      await this.index.recordMany(keys);
+      recorded += keys.length;
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    await this.index.markComplete();
+    return recorded;
   }
 
   /** Set in redirect delivery (MEDIA_DELIVERY=redirect): a presigned GET URL of the file. */

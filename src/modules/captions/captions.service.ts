@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Kysely, Updateable } from 'kysely';
 import { lockOrganization, isUniqueViolation } from '../../db/dialect.ts';
 import type { CaptionsTable, DB } from '../../db/schema.ts';
@@ -100,6 +101,15 @@ export function failedCaption(message: string, line: number | null = null, forma
 
 /** Where a caption's WebVTT file is kept: under its video's folder, so that deleting the video removes it. */
 const fileKeyOf = (videoUuid: string, row: { id: number; revision: number }) => `${videoPrefix(videoUuid)}/captions/${row.id}-r${row.revision}.vtt`;
+/** An inline file's key: written before its caption's row exists (or gets its new revision). */
+const newFileKey = (videoUuid: string) => `${videoPrefix(videoUuid)}/captions/${randomBytes(6).toString('hex')}.vtt`;
+
+/** An inline source, processed and its file stored before the transaction that records it. */
+interface PreparedInline {
+  columns: Updateable<CaptionsTable>;
+  /** The stored file, removed again when the transaction does not commit. */
+  fileKey: string | null;
+}
 
 function canonicalLanguage(raw: string, field: string): string {
   const tag = normalizeLanguage(raw);
@@ -123,6 +133,30 @@ export class CaptionsService {
     const key = fileKeyOf(videoUuid, row);
     await putSmall(this.store, key, processed.vtt);
     return { ...processed.columns, file_key: key, content: null };
+  }
+
+  /**
+   * Inline text is parsed and its file stored before the transaction: a store write inside one would
+   * hold the organization's lock for the length of an upload (and, on SQLite, the only connection
+   * that the store's object index writes through).
+   */
+  private async prepareInline(source: Source | null, videoUuid: string): Promise<PreparedInline | null> {
+    if (source?.kind !== 'inline') return null;
+    const processed = processCaption(source.text, source.format);
+    if (processed.vtt === null) return { columns: processed.columns, fileKey: null };
+    const fileKey = newFileKey(videoUuid);
+    await putSmall(this.store, fileKey, processed.vtt);
+    return { columns: { ...processed.columns, file_key: fileKey, content: null }, fileKey };
+  }
+
+  /** Runs a write that records a prepared file; the file goes again when the write fails. */
+  private async writeWith<T>(prepared: PreparedInline | null, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+    try {
+      return await this.write(work);
+    } catch (err) {
+      if (prepared?.fileKey) await this.store.delete(prepared.fileKey).catch(() => undefined);
+      throw err;
+    }
   }
 
   /** The caption's WebVTT text: from the store, or from the row for a caption written before files moved there. */
@@ -224,9 +258,10 @@ export class CaptionsService {
     const language = canonicalLanguage(body.language, 'language');
     const source = sourceOf(body);
     if (!source) throw invalidField('content', 'is required (or srt_url / vtt_url)');
-    const row = await this.write(async (trx) => {
+    const prepared = await this.prepareInline(source, (await this.requireVideo(this.db, organizationId, videoId)).uuid);
+    const row = await this.writeWith(prepared, async (trx) => {
       await lockOrganization(trx, organizationId);
-      const video = await this.requireVideo(trx, organizationId, videoId);
+      await this.requireVideo(trx, organizationId, videoId);
       const repo = this.captions.with(trx);
       const existing = await repo.forVideo(organizationId, videoId, {}, MAX_CAPTIONS_PER_VIDEO);
       if (existing.length >= MAX_CAPTIONS_PER_VIDEO) {
@@ -247,7 +282,7 @@ export class CaptionsService {
         created_at: now,
         updated_at: now,
       });
-      return this.applySource(trx, created, video.uuid, source);
+      return this.applySource(trx, created, source, prepared);
     });
     return this.toCaption(row);
   }
@@ -256,13 +291,12 @@ export class CaptionsService {
    * Puts a new source in place: inline text is parsed now (complete or error); a URL leaves the
    * caption in_progress and enqueues the fetch for this revision.
    */
-  private async applySource(trx: Kysely<DB>, row: CaptionRow, videoUuid: string, source: Source): Promise<CaptionRow> {
-    const repo = this.captions.with(trx);
-    if (source.kind === 'url') {
+  private async applySource(trx: Kysely<DB>, row: CaptionRow, source: Source, prepared: PreparedInline | null): Promise<CaptionRow> {
+    if (source.kind === 'url' || !prepared) {
       await enqueue(trx, 'caption.fetch', { caption_id: row.id, revision: row.revision });
       return row;
     }
-    const updated = await repo.update(row.organization_id, row.id, await this.stored(row, videoUuid, processCaption(source.text, source.format)));
+    const updated = await this.captions.with(trx).update(row.organization_id, row.id, prepared.columns);
     return updated!;
   }
 
@@ -275,7 +309,8 @@ export class CaptionsService {
     const source = sourceOf(body);
     if (body.format !== undefined && (!source || source.kind !== 'inline')) throw invalidField('format', 'is only meaningful with content');
     let replaced: string | null = null;
-    const row = await this.write(async (trx) => {
+    const prepared = source?.kind === 'inline' ? await this.prepareInline(source, await this.videoUuidOf(organizationId, id)) : null;
+    const row = await this.writeWith(prepared, async (trx) => {
       await lockOrganization(trx, organizationId);
       const repo = this.captions.with(trx);
       const current = await this.requireCaption(organizationId, id, repo);
@@ -307,11 +342,15 @@ export class CaptionsService {
       if (changes.is_default === true) await repo.clearDefault(current.video_id, id, now);
       const updated = (await repo.update(organizationId, id, { ...changes, updated_at: now }))!;
       if (!source) return updated;
-      const video = await this.requireVideo(trx, organizationId, current.video_id);
-      return this.applySource(trx, updated, video.uuid, source);
+      return this.applySource(trx, updated, source, prepared);
     });
     if (replaced) await this.store.delete(replaced).catch(() => undefined);
     return this.toCaption(row);
+  }
+
+  private async videoUuidOf(organizationId: number, captionId: number): Promise<string> {
+    const caption = await this.requireCaption(organizationId, captionId);
+    return (await this.requireVideo(this.db, organizationId, caption.video_id)).uuid;
   }
 
   async delete(organizationId: number, id: number): Promise<Caption> {
