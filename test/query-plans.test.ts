@@ -16,6 +16,7 @@ import {
   type RootOperationNode,
 } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ObjectIndexRepository } from '../src/media/object-index.ts';
 import { EventsRepository, type EventFilter } from '../src/modules/events/events.repository.ts';
 import { LiveRepository } from '../src/modules/live/live.repository.ts';
 import { PlayersRepository } from '../src/modules/players/players.repository.ts';
@@ -55,12 +56,20 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
 
   /** The plans of the queries `run` sends through the repository, one text per query. */
   async function plansOf(
-    run: (repo: EventsRepository, live: LiveRepository, more: { players: PlayersRepository; videos: VideosRepository }) => Promise<unknown>,
+    run: (
+      repo: EventsRepository,
+      live: LiveRepository,
+      more: { players: PlayersRepository; videos: VideosRepository; objects: ObjectIndexRepository },
+    ) => Promise<unknown>,
     pgSettings: Record<string, string> = {},
   ): Promise<string[]> {
     const capture = new Capture();
     const db = t.database.db.withPlugin(capture);
-    await run(new EventsRepository(db), new LiveRepository(db), { players: new PlayersRepository(db), videos: new VideosRepository(db) });
+    await run(new EventsRepository(db), new LiveRepository(db), {
+      players: new PlayersRepository(db),
+      videos: new VideosRepository(db),
+      objects: new ObjectIndexRepository(db),
+    });
     const plans: string[] = [];
     for (const node of capture.nodes) {
       const query = db.getExecutor().compileQuery(node, createQueryId());
@@ -105,6 +114,18 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
     expect(plan).toMatch(uses(dialect === 'sqlite' ? 'sqlite_autoindex_event_counts_1' : 'event_counts_pk'));
     expect(plan).not.toMatch(/\bevents\b/);
   };
+
+  it("the object store's keys under a folder (a delete without listing): one range of stored_objects' primary key, in its order", async () => {
+    // Bytewise on both dialects: the folder's keys, and not its neighbours' that sort among them in a locale's order.
+    const objects = new ObjectIndexRepository(t.database.db);
+    await objects.recordMany(['k/b', 'k/b/c', 'k/b-x', 'k/b.y', 'k/b0', 'k/b/d/e', 'k/B/c', 'k/b_/c', 'k/a/b']);
+    expect(await objects.under('k/b', 10)).toEqual(['k/b', 'k/b/c', 'k/b/d/e']);
+    const plans = await plansOf((_, __, more) => more.objects.under('videos/3f2a/r1', 1000));
+    expect(plans).toHaveLength(1);
+    expect(plans[0]).toMatch(uses(dialect === 'sqlite' ? 'sqlite_autoindex_stored_objects_1' : 'stored_objects_pkey'));
+    expect(plans[0]).not.toMatch(SORTS);
+    expect(plans[0]).not.toMatch(/MULTI-INDEX|BitmapOr/);
+  });
 
   it("a chapter's CTAs: the count is read from event_counts, the page's ids walk the (organization, chapter, id) index, from the nearer end", async () => {
     const filter: EventFilter = { organizationId: org.organizationId, chapterId: player.chapters_attributes[0].id };

@@ -51,11 +51,14 @@ export class ObjectIndexRepository implements ObjectIndex {
   }
 
   async under(prefix: string, limit: number): Promise<string[]> {
-    // '0' follows '/': the keys under prefix/ are one range of the primary key.
+    // One range of the primary key, [prefix, prefix + '0'): '0' follows '/'. Within it, the keys
+    // between prefix and prefix/ (`prefix-x`, `prefix.x`) are another folder's.
     const rows = await this.db
       .selectFrom('stored_objects')
       .select('key')
-      .where((eb) => eb.or([eb('key', '=', prefix), eb.and([eb('key', '>=', `${prefix}/`), eb('key', '<', `${prefix}0`)])]))
+      .where('key', '>=', prefix)
+      .where('key', '<', `${prefix}0`)
+      .where((eb) => eb.or([eb('key', '=', prefix), eb('key', '>=', `${prefix}/`)]))
       .orderBy('key')
       .limit(limit)
       .execute();
