@@ -64,6 +64,8 @@ const EnvSchema = Type.Object({
   AWS_ACCESS_KEY_ID: Type.Optional(Type.String()),
   AWS_SECRET_ACCESS_KEY: Type.Optional(Type.String()),
   AWS_SESSION_TOKEN: Type.Optional(Type.String()),
+  /** Memory (MB) each process keeps of recently read 1 MiB slices of media files in S3 (docs/media.md); 0 turns it off. */
+  S3_READ_CACHE_MB: Type.Integer({ minimum: 0, maximum: 65536, default: 64 }),
   /** How stored files are delivered: streamed through Reelbase, or (with STORAGE_URL) a redirect to a presigned URL. */
   MEDIA_DELIVERY: Type.Union([Type.Literal('stream'), Type.Literal('redirect')], { default: 'stream' }),
   /** Where media files live; default DATA_DIR/media. */
@@ -150,6 +152,8 @@ export type StorageConfig =
       region: string;
       forcePathStyle: boolean;
       delivery: 'stream' | 'redirect';
+      /** Bytes of slices of media files kept in memory (S3_READ_CACHE_MB). */
+      readCacheBytes: number;
       credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
     };
 
@@ -199,6 +203,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       region: e.S3_REGION,
       forcePathStyle: e.S3_FORCE_PATH_STYLE,
       delivery: e.MEDIA_DELIVERY,
+      readCacheBytes: e.S3_READ_CACHE_MB * 1024 * 1024,
       credentials,
     };
   } else if (e.MEDIA_DELIVERY === 'redirect') {

@@ -55,6 +55,7 @@ export function createFileStore(config: Config, index?: ObjectIndex): FileStore 
     index,
     // Presigned URLs outlive the redirect only long enough for a player to follow it and read.
     redirectSeconds: config.storage.delivery === 'redirect' ? 600 : undefined,
+    readCacheBytes: config.storage.readCacheBytes,
   });
 }
 

@@ -27,17 +27,11 @@ export class ObjectIndexRepository implements ObjectIndex {
   constructor(private readonly db: Kysely<DB>) {}
 
   async record(key: string): Promise<void> {
-    const t0 = Date.now();
-    console.error('RECORD start', key);
-    try {
-      await this.db
-        .insertInto('stored_objects')
-        .values({ key, created_at: Math.floor(Date.now() / 1000) })
-        .onConflict((oc) => oc.column('key').doNothing())
-        .execute();
-    } finally {
-      console.error('RECORD end', key, Date.now() - t0);
-    }
+    await this.db
+      .insertInto('stored_objects')
+      .values({ key, created_at: Math.floor(Date.now() / 1000) })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute();
   }
 
   async recordMany(keys: string[]): Promise<void> {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type * as S3 from '@aws-sdk/client-s3';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import type * as S3Storage from '@aws-sdk/lib-storage';
@@ -10,6 +10,7 @@ import type { S3Location } from '../lib/storage-url.ts';
 import { contentTypeOf } from './content-types.ts';
 import { InvalidKeyError, isValidKey, type ByteRange, type FileStore, type StoredFile } from './file-store.ts';
 import type { ObjectIndex } from './object-index.ts';
+import { SliceCache } from './slice-cache.ts';
 
 const sdk = whenUsed<typeof S3>('@aws-sdk/client-s3');
 const storage = whenUsed<typeof S3Storage>('@aws-sdk/lib-storage');
@@ -22,6 +23,10 @@ export interface S3StoreOptions {
   index: ObjectIndex;
   /** MEDIA_DELIVERY=redirect: files are answered by a redirect to a presigned URL of this lifetime. */
   redirectSeconds?: number;
+  /** Memory for slices of files under `videos/` read by range (S3_READ_CACHE_MB); 0: none. */
+  readCacheBytes?: number;
+  /** The slices' size (1 MiB). */
+  sliceBytes?: number;
 }
 
 const STAT_TTL_MS = 10_000;
@@ -47,6 +52,8 @@ export class S3FileStore implements FileStore {
   private readonly prefix: string;
   private readonly redirectSeconds?: number;
   private readonly index: ObjectIndex;
+  /** Range reads of files under `videos/` (immutable, like the HEADs kept in `stats`). */
+  readonly slices: SliceCache | null;
   /**
    * What HEAD answered for files under `videos/` (renditions, thumbnails, originals: each written once
    * under a folder of its own run), kept STAT_TTL_MS: a range read is then one request to S3 instead of
@@ -60,6 +67,8 @@ export class S3FileStore implements FileStore {
     this.prefix = options.location.prefix;
     this.redirectSeconds = options.redirectSeconds;
     this.index = options.index;
+    const cacheBytes = options.readCacheBytes ?? 0;
+    this.slices = cacheBytes > 0 ? new SliceCache(options.sliceBytes ?? 1024 * 1024, cacheBytes, (key, range) => this.readBytes(key, range)) : null;
     if (this.redirectSeconds) this.deliveryUrl = (key) => this.presign(key, this.redirectSeconds!);
   }
 
@@ -84,17 +93,39 @@ export class S3FileStore implements FileStore {
     // A path source is taken over, as by the local store's rename.
     if (typeof from === 'string') await fsp.rm(from, { force: true });
     this.stats.delete(key);
+    this.slices?.forget(key);
     const stored = await this.stat(key);
     if (!stored) throw missing(key);
     return stored;
   }
 
   async createReadStream(key: string, range?: ByteRange): Promise<Readable> {
+    // Ranges of a player's reads, and small files read whole (HLS segments, thumbnails), through slices.
+    if (this.slices && key.startsWith('videos/') && (!range || this.slices.covers(range))) {
+      const stat = await this.stat(key);
+      if (!stat) throw missing(key);
+      const wanted = range ?? { start: 0, end: stat.size - 1 };
+      if (stat.size > 0 && wanted.end < stat.size && this.slices.covers(wanted)) return Readable.from([await this.slices.read(key, stat.size, wanted)]);
+    }
     try {
       const out = await this.client.send(
         new (sdk().GetObjectCommand)({ Bucket: this.bucket, Key: this.objectKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
       );
       return out.Body as Readable;
+    } catch (err) {
+      if (isNotFound(err)) throw missing(key);
+      throw err;
+    }
+  }
+
+  /** The bytes of a range of an object, in memory (a slice). */
+  private async readBytes(key: string, range: ByteRange): Promise<Buffer> {
+    try {
+      const out = await this.client.send(
+        new (sdk().GetObjectCommand)({ Bucket: this.bucket, Key: this.objectKey(key), Range: `bytes=${range.start}-${range.end}` }),
+      );
+      const bytes = await out.Body!.transformToByteArray();
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     } catch (err) {
       if (isNotFound(err)) throw missing(key);
       throw err;
@@ -129,6 +160,7 @@ export class S3FileStore implements FileStore {
     const folder = prefix.replace(/\/+$/, '');
     this.objectKey(folder); // refuses what is not a key
     for (const key of this.stats.keys()) if (key === folder || key.startsWith(`${folder}/`)) this.stats.delete(key);
+    this.slices?.forget(folder);
     for (;;) {
       const keys = await this.index.under(folder, 1000);
       if (keys.length === 0) return;
