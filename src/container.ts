@@ -6,6 +6,8 @@ import type { Mailer } from './mail/mailer.ts';
 import { createFileStore, createMedia, type Media } from './media/media.ts';
 import { ObjectIndexRepository } from './media/object-index.ts';
 import { AccessManagersRepository } from './modules/access-managers/access-managers.repository.ts';
+import { AnalyticsRepository } from './modules/analytics/analytics.repository.ts';
+import { AnalyticsService } from './modules/analytics/analytics.service.ts';
 import { AccessManagersService } from './modules/access-managers/access-managers.service.ts';
 import { AllotmentsRepository, EmbedsRepository } from './modules/allotments/allotments.repository.ts';
 import { AllotmentsService } from './modules/allotments/allotments.service.ts';
@@ -92,6 +94,7 @@ export function createContainer({ config, database, mailer = createMailer(config
 
   const repositories = {
     accessManagers: new AccessManagersRepository(db),
+    analytics: new AnalyticsRepository(db),
     allotments: new AllotmentsRepository(db),
     captions: new CaptionsRepository(db),
     chapters: new ChaptersRepository(db),
@@ -145,7 +148,9 @@ export function createContainer({ config, database, mailer = createMailer(config
   const uploadLocker = new DatabaseLocker(r.uploads);
   const liveRepos = { live: r.live, videos: r.videos, players: r.players, chapters: r.chapters };
 
+  const analytics = new AnalyticsService(r.analytics, players);
   const services = {
+    analytics,
     accessManagers: new AccessManagersService(db, r.accessManagers),
     allotments,
     captions,
@@ -192,7 +197,7 @@ export function createContainer({ config, database, mailer = createMailer(config
     videos,
     watch: new WatchService(config, r.watch, watchPages, audience, new AccessCodes(config.signingSecret!), embed, grants),
     playback: new PlaybackService(r.watch, grants, audience, players, captions, livePlayback, media, thumbnails, watchPages),
-    viewerReports: new ViewerReportsService(db, r.watch, players, audience, webhooks, embed),
+    viewerReports: new ViewerReportsService(db, r.watch, players, audience, webhooks, embed, analytics),
     webhooks,
   };
 

@@ -7,7 +7,7 @@ import { JobRunner } from '../src/jobs/runner.ts';
 import { indexJobSubjects } from '../src/db/migrations/0014_housekeeping.ts';
 import { MailDeliveryError } from '../src/mail/mailer.ts';
 import { createTestApp, dialects, type Client, type TestApp } from './helpers/harness.ts';
-import { createOrg, createUser, unique, userClient, type OrgContext } from './helpers/factories.ts';
+import { BROWSER_UA, createOrg, createUser, unique, userClient, type OrgContext } from './helpers/factories.ts';
 import { verifySignature } from './helpers/media.ts';
 
 const P = '/dashboard/v1';
@@ -129,11 +129,20 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
         player: { name: 'Gated', chapters_attributes: [{ position: 0, video_attributes: { name: 'v', upload_url: 'https://media.example.com/v.mp4' } }] },
       })
     ).body;
+    let loads = 0;
+    // Each address given in a load of its own.
     const identify = async (email: string) => {
       const res = await t.app.inject({
         method: 'POST',
         url: `/watch/${player.uuid}/analytics`,
-        payload: { type: 'identified_view', player_load_id: 'l', visitor_uuid: 'v', chapter: 0, email },
+        headers: { 'user-agent': BROWSER_UA },
+        payload: {
+          type: 'identified_view',
+          player_load_id: `l-${++loads}`,
+          visitor_uuid: 'v',
+          chapter: 0,
+          email,
+        },
       });
       expect(res.statusCode).toBe(204);
     };
@@ -147,7 +156,10 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
 
     const access = await file(org.api, { request_action: 'access', email: gone });
     await drain();
-    const exported = (await statusOf(access)).result.analytics_identified_views;
+    const accessed = (await statusOf(access)).result;
+    // The stored reports of the load in which the address was given.
+    expect(accessed.analytics_reports).toEqual([expect.objectContaining({ type: 'identified_view', email: gone, player_id: player.id })]);
+    const exported = accessed.analytics_identified_views;
     expect(exported).toEqual([
       {
         player_uuid: player.uuid,
@@ -161,21 +173,26 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
 
     const forget = await file(org.api, { request_action: 'forget', email: gone });
     await drain();
-    expect((await statusOf(forget)).result).toMatchObject({ analytics_messages_deleted: 1 });
+    expect((await statusOf(forget)).result).toMatchObject({ analytics_messages_deleted: 1, analytics_reports_deleted: 1 });
     expect(await carrying(gone)).toBe(0);
     expect(await carrying(kept)).toBe(1);
+    const storedEmails = async () =>
+      (await t.database.db.selectFrom('analytics_events').select('email').where('player_id', '=', player.id).execute()).map((r) => r.email).sort();
+    expect(await storedEmails()).toEqual([kept, renamed].sort());
 
     const newEmail = emailOf('viewer-new');
     const rectify = await file(org.api, { request_action: 'rectify', email: renamed, new_values: { email: newEmail } });
     await drain();
-    expect((await statusOf(rectify)).result).toMatchObject({ analytics_messages_updated: 1 });
+    expect((await statusOf(rectify)).result).toMatchObject({ analytics_messages_updated: 1, analytics_reports_updated: 1 });
+    expect(await storedEmails()).toEqual([kept, newEmail].sort());
     expect(await carrying(renamed)).toBe(0);
     expect(await carrying(newEmail)).toBe(1);
     // Another organization's request for the same address touches nothing here.
     const elsewhere = await file(other.api, { request_action: 'forget', email: kept });
     await drain();
-    expect((await statusOf(elsewhere, other.api)).result).toMatchObject({ analytics_messages_deleted: 0 });
+    expect((await statusOf(elsewhere, other.api)).result).toMatchObject({ analytics_messages_deleted: 0, analytics_reports_deleted: 0 });
     expect(await carrying(kept)).toBe(1);
+    expect(await storedEmails()).toEqual([kept, newEmail].sort());
   });
 
   it('a stakeholder mail waiting to be sent again loses a forgotten address, and is dropped with its last one', async () => {
@@ -212,6 +229,7 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
     const res = await t.app.inject({
       method: 'POST',
       url: `/watch/${player.uuid}/analytics`,
+      headers: { 'user-agent': BROWSER_UA },
       payload: { type: 'identified_view', player_load_id: 'l', visitor_uuid: 'v', chapter: 0, email: viewer.toUpperCase() },
     });
     expect(res.statusCode).toBe(204);

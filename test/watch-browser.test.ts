@@ -11,7 +11,7 @@ import { createContainer } from '../src/container.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { createTestApp, type TestApp } from './helpers/harness.ts';
-import { createEmailGate, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
+import { BROWSER_UA, createEmailGate, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { publishHlsFolder } from './helpers/live-output.ts';
 import { ffmpegPath, makeTestMedia, settle, startOrigin, type TestMedia } from './helpers/media.ts';
 import { freePort } from './helpers/processes.ts';
@@ -92,7 +92,15 @@ describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
     await new Promise<void>((resolve) => thirdPartyServer.listen(thirdPartyPort, '127.0.0.1', resolve));
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--autoplay-policy=no-user-gesture-required'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--autoplay-policy=no-user-gesture-required',
+        // A viewer's browser: headless Chromium names itself HeadlessChrome, whose reports analytics leaves out as a bot's.
+        `--user-agent=${BROWSER_UA}`,
+      ],
     });
   }, 120_000);
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
-import { createEmailGate, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
+import { BROWSER_UA, createEmailGate, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { configOf } from './helpers/pages.ts';
 
 const P = '/dashboard/v1';
@@ -626,7 +626,7 @@ describe.each(dialects)('watch and embed pages on %s', (dialect) => {
         .filter((b) => b.player_uuid === uuid);
     }
     const gatePost = (kind: string, uuid: string, body: Record<string, unknown>, headers: Record<string, string> = {}, ip = '203.0.113.7') =>
-      t.app.inject({ method: 'POST', url: `/${kind}/${uuid}/gate`, remoteAddress: ip, headers, payload: body });
+      t.app.inject({ method: 'POST', url: `/${kind}/${uuid}/gate`, remoteAddress: ip, headers: { 'user-agent': BROWSER_UA, ...headers }, payload: body });
     const given = (email: string, chapter = 0) => ({ email, chapter, player_load_id: 'load-1', visitor_uuid: 'visitor-1' });
 
     it('keeps the media of the chapters behind it out of the page until an address is given, then answers them and remembers it', async () => {

@@ -6,7 +6,7 @@ import { createContainer } from '../src/container.ts';
 import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
-import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
+import { BROWSER_UA, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { startOrigin, verifySignature as verify } from './helpers/media.ts';
 
 const P = '/dashboard/v1';
@@ -279,6 +279,7 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
         method: 'POST',
         url: `/watch/${uuid}/analytics`,
         remoteAddress: ip,
+        headers: { 'user-agent': BROWSER_UA },
         payload: { player_load_id: 'load-1', visitor_uuid: 'visitor-1', chapter: 0, ...body },
       });
 

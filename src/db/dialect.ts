@@ -10,6 +10,11 @@ export function withId<T extends string>(db: Kysely<any>, table: CreateTableBuil
   return isPostgres(db) ? table.addColumn('id', 'serial', (c) => c.primaryKey()) : table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
 }
 
+/** A double-precision float: SQLite's REAL is eight bytes; PostgreSQL's is four. */
+export function double(db: Kysely<any>): 'double precision' | 'real' {
+  return isPostgres(db) ? 'double precision' : 'real';
+}
+
 /** Second-precision timestamps and other large integers. */
 export const bigint = 'bigint' as const;
 

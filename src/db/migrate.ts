@@ -24,6 +24,7 @@ import * as m0022 from './migrations/0022_event_search.ts';
 import * as m0023 from './migrations/0023_live_list.ts';
 import * as m0024 from './migrations/0024_players_videos_at_size.ts';
 import * as m0025 from './migrations/0025_stored_objects.ts';
+import * as m0026 from './migrations/0026_analytics.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '0023_live_list': m0023,
   '0024_players_videos_at_size': m0024,
   '0025_stored_objects': m0025,
+  '0026_analytics': m0026,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

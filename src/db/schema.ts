@@ -504,6 +504,42 @@ export interface StoredObjectsTable {
   created_at: number;
 }
 
+/** A viewer's report, kept (docs/analytics.md). */
+export interface AnalyticsEventsTable {
+  id: Generated<number>;
+  organization_id: number;
+  player_id: number;
+  video_id: number | null;
+  /** The chapter's index in play order. */
+  chapter: number;
+  /** load, view, attention_span, cta_impression, cta_click, identified_view */
+  type: string;
+  /** view: the milestone reached (0 is the start of playback). */
+  percent: number | null;
+  /** cta_impression, cta_click: the event (CTA) id. */
+  event_id: number | null;
+  /** attention_span: seconds of the chapter actually played (merged stretches). */
+  watched_seconds: number | null;
+  /** attention_span: JSON [[from, to], …] in seconds of the chapter. */
+  watched: string | null;
+  /** attention_span: JSON, how often each twentieth was watched. */
+  buckets: string | null;
+  email: string | null;
+  /** Pseudonymous, per player origin; null for Do-Not-Track / Sec-GPC viewers. */
+  visitor_id: string | null;
+  /** The player load the report came from. */
+  session_id: string;
+  /** The embedding page's origin (scheme, host, port). */
+  origin: string | null;
+  /** desktop, mobile, tablet, tv or other */
+  device: string;
+  browser: string;
+  country: string | null;
+  dedup_key: string;
+  /** epoch milliseconds */
+  created_at: number;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_tokens: ApiTokensTable;
@@ -543,4 +579,5 @@ export interface DB {
   hub_categories: HubCategoriesTable;
   hub_category_players: HubCategoryPlayersTable;
   stored_objects: StoredObjectsTable;
+  analytics_events: AnalyticsEventsTable;
 }

@@ -23,6 +23,7 @@ import { oembedRoutes } from './watch/watch.routes.ts';
 import webhooksRoutes from './webhooks/webhooks.routes.ts';
 import hubsRoutes from './hubs/hubs.routes.ts';
 import uploadsRoutes from './uploads/uploads.routes.ts';
+import analyticsRoutes from './analytics/analytics.routes.ts';
 
 type RoutesPlugin = (app: App, deps: Deps) => Promise<void>;
 
@@ -52,4 +53,5 @@ export const dashboardModules: RoutesPlugin[] = [
   webhooksRoutes,
   hubsRoutes,
   uploadsRoutes,
+  analyticsRoutes,
 ];

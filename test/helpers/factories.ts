@@ -70,3 +70,6 @@ export async function createUser(api: Client, overrides: Record<string, unknown>
 export async function userClient(t: TestApp, organizationId: number, userId: number, role: Role): Promise<Client> {
   return client(t.app, await t.services.tokens.issue(organizationId, role, `user ${userId}`, userId));
 }
+
+/** A desktop browser's user agent: what a viewer's reports carry (a test client's own is taken for a bot). */
+export const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';

@@ -9,7 +9,14 @@ import { isPostgres } from '../dialect.ts';
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('stored_objects')
-    .addColumn('key', 'varchar(1024)', (c) => (isPostgres(db) ? c.primaryKey().modifyFront(sql`collate "C"`) : c.primaryKey()))
+    .addColumn('key', 'text', (c) =>
+      isPostgres(db)
+        ? c
+            .notNull()
+            .primaryKey()
+            .modifyFront(sql`collate "C"`)
+        : c.notNull().primaryKey(),
+    )
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
 }

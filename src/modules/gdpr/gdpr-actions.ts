@@ -66,6 +66,11 @@ async function exportData(subject: GdprSubject): Promise<unknown> {
       email: l.email,
       created_at: Number(l.created_at),
     })),
+    analytics_reports: (await repo.analyticsSessionsOf(orgId, email.toLowerCase())).map((r) => ({
+      ...r,
+      watched_seconds: r.watched_seconds === null ? null : Number(r.watched_seconds),
+      created_at: Number(r.created_at),
+    })),
     analytics_identified_views: messages.identified.map(({ body, status }) => ({
       player_uuid: body.player_uuid,
       player_name: body.player_name,
@@ -99,6 +104,8 @@ async function forget(subject: GdprSubject): Promise<unknown> {
   // Analytics messages that name the person are dropped, sent or not (their job_subjects go with them);
   // mails lose the address, in the payload and in the index.
   await repo.deleteJobs(messages.identified.map((m) => m.id));
+  // Stored analytics: every report of the loads in which the person gave the address.
+  const reportsDeleted = await repo.deleteAnalyticsSessions(orgId, subject.email.toLowerCase());
   for (const mail of messages.mails) {
     const to = mail.payload.mail.to.filter((r: string) => !matches(r));
     if (to.length === 0) await repo.deleteJobs([mail.id]);
@@ -112,6 +119,7 @@ async function forget(subject: GdprSubject): Promise<unknown> {
     stakeholder_emails_scrubbed: stakeholder.length,
     live_stream_instances_scrubbed: live.length,
     analytics_messages_deleted: messages.identified.length,
+    analytics_reports_deleted: reportsDeleted,
   };
 }
 
@@ -136,6 +144,7 @@ async function rectify(subject: GdprSubject, values: GdprNewValues): Promise<unk
   }
   let stakeholderUpdated = 0;
   let liveUpdated = 0;
+  let reportsUpdated = 0;
   if (newEmail !== undefined) {
     const rectified = (recipients: string[]) => distinctAddresses(recipients.map((r) => (matches(r) ? newEmail : r)));
     for (const { row: s, recipients } of stakeholder) {
@@ -149,6 +158,7 @@ async function rectify(subject: GdprSubject, values: GdprNewValues): Promise<unk
       now,
     );
     liveUpdated = live.length;
+    reportsUpdated = await repo.renameAnalyticsEmail(orgId, email.toLowerCase(), newEmail.toLowerCase());
     // The payloads and their index entries (job_subjects) alike.
     for (const m of messages.identified) {
       await repo.setJobPayload(m.id, { ...m.payload, body: { ...m.body, email: newEmail } });
@@ -164,6 +174,7 @@ async function rectify(subject: GdprSubject, values: GdprNewValues): Promise<unk
     stakeholder_emails_updated: stakeholderUpdated,
     live_stream_instances_updated: liveUpdated,
     analytics_messages_updated: newEmail !== undefined ? messages.identified.length : 0,
+    analytics_reports_updated: reportsUpdated,
     ...(values.company !== undefined ? { company: 'not stored by Reelbase: nothing to rectify' } : {}),
   };
 }

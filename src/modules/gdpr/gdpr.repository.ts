@@ -162,4 +162,53 @@ export class GdprRepository {
       .where('status', '!=', 'running')
       .execute();
   }
+
+  /** The stored viewing reports of the sessions (player loads) in which the address was given. */
+  analyticsSessionsOf(organizationId: number, email: string) {
+    return this.db
+      .selectFrom('analytics_events')
+      .select([
+        'player_id',
+        'video_id',
+        'chapter',
+        'type',
+        'percent',
+        'event_id',
+        'watched_seconds',
+        'email',
+        'session_id',
+        'origin',
+        'device',
+        'browser',
+        'created_at',
+      ])
+      .where('organization_id', '=', organizationId)
+      .where('session_id', 'in', (eb) =>
+        eb.selectFrom('analytics_events').select('session_id').where('organization_id', '=', organizationId).where('email', '=', email),
+      )
+      .orderBy('id')
+      .execute();
+  }
+
+  /** Erases the stored reports of the sessions in which the address was given. */
+  async deleteAnalyticsSessions(organizationId: number, email: string): Promise<number> {
+    const result = await this.db
+      .deleteFrom('analytics_events')
+      .where('organization_id', '=', organizationId)
+      .where('session_id', 'in', (eb) =>
+        eb.selectFrom('analytics_events').select('session_id').where('organization_id', '=', organizationId).where('email', '=', email),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  async renameAnalyticsEmail(organizationId: number, from: string, to: string): Promise<number> {
+    const result = await this.db
+      .updateTable('analytics_events')
+      .set({ email: to })
+      .where('organization_id', '=', organizationId)
+      .where('email', '=', from)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
 }

@@ -9,10 +9,24 @@ import type { EmbedCode } from './embed-code.ts';
 import type { WatchRepository } from './watch.repository.ts';
 import { UUID } from './watch-rules.ts';
 import type { AnalyticsBeacon } from './watch.schemas.ts';
+import type { AnalyticsService } from '../analytics/analytics.service.ts';
+import type { ClientFacts } from '../analytics/client-facts.ts';
 
-const REQUIRED = { view: 'percent_watched', identified_view: 'email', attention_span: 'buckets' } as const;
+const REQUIRED = {
+  load: null,
+  view: 'percent_watched',
+  identified_view: 'email',
+  attention_span: 'buckets',
+  cta_impression: 'event_id',
+  cta_click: 'event_id',
+} as const;
+/** The reports the analytics webhooks carry (docs/webhooks.md). */
+const WEBHOOK_TYPES = new Set(['view', 'identified_view', 'attention_span']);
 
-/** Viewers' reports from the player script (views, attention, identified views), sent on to the analytics webhooks. */
+/**
+ * Viewers' reports from the player script (loads, views, attention, CTAs, identified views): kept
+ * (docs/analytics.md), and those that are new sent on to the analytics webhooks.
+ */
 export class ViewerReportsService {
   constructor(
     private readonly db: Kysely<DB>,
@@ -21,6 +35,7 @@ export class ViewerReportsService {
     private readonly audience: Audience,
     private readonly webhooks: WebhooksService,
     private readonly embed: EmbedCode,
+    private readonly analytics: AnalyticsService,
   ) {}
 
   /**
@@ -30,16 +45,25 @@ export class ViewerReportsService {
    * once the report is known to be about a real chapter, before anything is sent: where the caller
    * counts it against a limit, so that reports about nothing cannot fill the limits.
    */
-  async report(uuid: string, ip: string, beacon: AnalyticsBeacon, admit: () => Promise<void> = async () => {}): Promise<boolean> {
+  async report(uuid: string, ip: string, beacon: AnalyticsBeacon, client: ClientFacts, admit: () => Promise<void> = async () => {}): Promise<boolean> {
     if (!UUID.test(uuid)) return false;
     const field = REQUIRED[beacon.type];
-    if (beacon[field] === undefined) throw invalidField(field, `is required for ${beacon.type}`);
+    if (field && beacon[field] === undefined) throw invalidField(field, `is required for ${beacon.type}`);
     const player = await this.repo.findPlayer(uuid.toLowerCase());
     if (!player || (await this.audience.refusal(player, ip, nowSeconds()))) return false;
     // Chapters come in position order (ChaptersRepository.forPlayers), as the page lists them.
     const chapter = (await this.players.withChapters(player)).chapters_attributes[beacon.chapter];
     if (!chapter) return false;
     await admit();
+    const kept = await this.analytics.collect({
+      organizationId: player.organization_id,
+      playerId: player.id,
+      videoId: chapter.video_id ?? null,
+      beacon,
+      client,
+    });
+    // A replayed report, or a bot's, is not delivered again (or at all).
+    if (!kept || !WEBHOOK_TYPES.has(beacon.type)) return true;
     const fields: Record<string, unknown> = {
       visitor_vidyard_uuid: beacon.visitor_uuid,
       player_uuid: player.uuid,

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { clientFacts } from '../analytics/client-facts.ts';
 import type { App, Deps } from '../../http/context.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { renderPage, renderRefusal } from '../../web/pages.ts';
@@ -167,7 +168,9 @@ export async function watchPageRoutes(app: App, { config, services }: Deps) {
       if (outcome.kind === 'not_found') throw notFound('email gate');
       const { email, chapter, player_load_id, visitor_uuid, embed_url } = request.body;
       const beacon = { type: 'identified_view' as const, email, chapter, player_load_id, visitor_uuid, ...(embed_url ? { embed_url } : {}) };
-      const sent = await services.viewerReports.report(request.params.uuid, request.ip, beacon, () => enforceLimit(reports, request, reply));
+      const sent = await services.viewerReports.report(request.params.uuid, request.ip, beacon, clientFacts(request.headers), () =>
+        enforceLimit(reports, request, reply),
+      );
       if (!sent) throw notFound('chapter');
       const cookie = `${outcome.cookie.name}=${outcome.cookie.value}; Path=/; HttpOnly; ${secure ? 'SameSite=None; Secure' : 'SameSite=Lax'}`;
       return reply.header('set-cookie', cookie).header('cache-control', 'private, no-store').send(scriptView(outcome.view));
@@ -178,7 +181,9 @@ export async function watchPageRoutes(app: App, { config, services }: Deps) {
     { config: { public: true }, schema: { hide: true, params: PageParams, body: AnalyticsBeacon } },
     async (request, reply) => {
       // Counted only once the report is about a real chapter of a player this address may see.
-      const sent = await services.viewerReports.report(request.params.uuid, request.ip, request.body, () => enforceLimit(reports, request, reply));
+      const sent = await services.viewerReports.report(request.params.uuid, request.ip, request.body, clientFacts(request.headers), () =>
+        enforceLimit(reports, request, reply),
+      );
       if (!sent) throw notFound('player');
       return reply.code(204).send();
     },

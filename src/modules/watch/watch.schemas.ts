@@ -43,7 +43,14 @@ const EmbedUrl = Type.String({ maxLength: 2048, pattern: '^[hH][tT][tT][pP][sS]?
 
 /** What the player script reports (docs/webhooks.md); each report goes to the analytics webhooks. */
 export const AnalyticsBeacon = Type.Object({
-  type: Type.Union([Type.Literal('view'), Type.Literal('identified_view'), Type.Literal('attention_span')]),
+  type: Type.Union([
+    Type.Literal('load'),
+    Type.Literal('view'),
+    Type.Literal('identified_view'),
+    Type.Literal('attention_span'),
+    Type.Literal('cta_impression'),
+    Type.Literal('cta_click'),
+  ]),
   player_load_id: Token,
   visitor_uuid: Token,
   /** The chapter's index in play order. */
@@ -52,6 +59,12 @@ export const AnalyticsBeacon = Type.Object({
   email: Type.Optional(Email),
   buckets: Type.Optional(Type.Array(Type.Integer({ minimum: 0, maximum: 100_000 }), { minItems: 20, maxItems: 20 })),
   embed_url: Type.Optional(EmbedUrl),
+  /** cta_impression, cta_click: the CTA (event) shown or clicked. */
+  event_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })),
+  /** attention_span: the stretches of the chapter actually played, [from, to] in seconds. */
+  watched: Type.Optional(Type.Array(Type.Array(Type.Number({ minimum: 0, maximum: 86_400 }), { minItems: 2, maxItems: 2 }), { maxItems: 500 })),
+  /** attention_span: seconds of playback (a stretch watched again counts again). */
+  played_seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 86_400 })),
 });
 export type AnalyticsBeacon = Static<typeof AnalyticsBeacon>;
 

@@ -99,9 +99,12 @@
  * A report to POST /watch/:uuid/analytics: AnalyticsBeacon of src/modules/watch/watch.schemas.ts.
  * report() adds player_load_id, visitor_uuid and chapter.
  * @typedef {object} AnalyticsReport
- * @property {'view' | 'attention_span'} type
+ * @property {'load' | 'view' | 'attention_span' | 'cta_impression' | 'cta_click'} type
  * @property {WatchedPercent} [percent_watched]
  * @property {number[]} [buckets]
+ * @property {Array<[number, number]>} [watched]
+ * @property {number} [played_seconds]
+ * @property {number} [event_id]
  * @property {string} [embed_url]
  * @property {string} [player_load_id]
  * @property {string} [visitor_uuid]
@@ -270,6 +273,12 @@
     }
   }
 
+  // The player was shown: what the play rate is counted against.
+  /** @type {AnalyticsReport} */
+  var loaded = { type: 'load' };
+  if (embedUrl) loaded.embed_url = embedUrl;
+  report(loaded);
+
   /** @param {WatchedPercent} percent */
   function reportView(percent) {
     if (viewed[percent]) return;
@@ -292,6 +301,8 @@
   var lastBucket = -1;
   /** @type {number | null} media time of the last reading of continuous playback */
   var playhead = null;
+  /** Seconds of playback of the chapter in this load (what is watched again counts again). */
+  var played = 0;
 
   /**
    * @param {number} from
@@ -342,7 +353,10 @@
         if (i !== lastBucket) buckets[i]++;
         lastBucket = i;
       }
-      if (continuous && t > from) addWatched(from, t);
+      if (continuous && t > from) {
+        addWatched(from, t);
+        played += t - from;
+      }
       var share = watchedSeconds() / duration;
       /** @type {WatchedPercent[]} */ ([25, 50, 75]).forEach(function (p) {
         if (share * 100 >= p) reportView(p);
@@ -354,7 +368,13 @@
   }
 
   function flushAttention() {
-    if (buckets) report({ type: 'attention_span', buckets: buckets });
+    if (buckets) {
+      var stretches = watched.slice(0, 500).map(function (s) {
+        return /** @type {[number, number]} */ ([Math.round(s[0] * 10) / 10, Math.round(s[1] * 10) / 10]);
+      });
+      report({ type: 'attention_span', buckets: buckets, watched: stretches, played_seconds: Math.round(played * 10) / 10 });
+    }
+    played = 0;
     buckets = null;
     lastBucket = -1;
     playhead = null;
@@ -784,7 +804,8 @@
     "window.addEventListener('message',function(e){var d=e.data;if(e.source!==parent||!d||d.type!=='gate-error')return;var f=gate();if(!f)return;" +
     "var b=f.querySelector('[type=submit]');if(b)b.disabled=false;var p=f.querySelector('.reelbase-email-gate__error');" +
     "if(!p){p=document.createElement('p');p.className='reelbase-email-gate__error';p.setAttribute('role','alert');f.appendChild(p);}p.textContent=String(d.message||'');});" +
-    "document.addEventListener('click',function(e){var t=e.target&&e.target.closest&&e.target.closest('[data-reelbase-close]');if(t){e.preventDefault();post({type:'close'});}});" +
+    "document.addEventListener('click',function(e){var t=e.target&&e.target.closest&&e.target.closest('[data-reelbase-close]');if(t){e.preventDefault();post({type:'close'});return;}" +
+    "var a=e.target&&e.target.closest&&e.target.closest('a[href]');if(a)post({type:'click'});});" +
     "function size(){var h=Math.ceil(document.documentElement.getBoundingClientRect().height);if(h>0)post({type:'size',height:h});}" +
     'if(window.ResizeObserver)new ResizeObserver(size).observe(document.documentElement);' +
     "window.addEventListener('load',size);size();})();";
@@ -880,6 +901,7 @@
     }
     overlays.appendChild(box);
     shown[event.id] = { event: event, box: box, frame: frame };
+    if (!isGate) report({ type: 'cta_impression', event_id: event.id });
     if (isGate) {
       gateOpen = event.id;
       video.pause();
@@ -1008,6 +1030,8 @@
         entry.box.classList.add('rb-sized');
       } else if (message.type === 'close') {
         dismiss(entry.event.id);
+      } else if (message.type === 'click' && entry.event.event_type !== 'simple_email') {
+        report({ type: 'cta_click', event_id: entry.event.id });
       } else if (message.type === 'email' && entry.event.event_type === 'simple_email' && typeof message.email === 'string') {
         passGate(entry, message.email);
       }

@@ -1,0 +1,23 @@
+import Bowser from 'bowser';
+import { isbot } from 'isbot';
+
+/** What is kept of the client that sent a report (docs/analytics.md): coarse facts, nothing that identifies it. */
+export interface ClientFacts {
+  /** A crawler, link previewer or headless renderer: its reports are not kept. */
+  bot: boolean;
+  /** Do-Not-Track or Global Privacy Control: counted, without a visitor id. */
+  optedOut: boolean;
+  device: 'desktop' | 'mobile' | 'tablet' | 'tv' | 'other';
+  browser: string;
+}
+
+const DEVICES = new Set(['desktop', 'mobile', 'tablet', 'tv']);
+
+export function clientFacts(headers: Record<string, string | string[] | undefined>): ClientFacts {
+  const ua = typeof headers['user-agent'] === 'string' ? headers['user-agent'] : '';
+  const optedOut = headers.dnt === '1' || headers['sec-gpc'] === '1';
+  if (!ua || isbot(ua)) return { bot: Boolean(ua), optedOut, device: 'other', browser: 'Other' };
+  const parsed = Bowser.parse(ua);
+  const type = parsed.platform.type ?? '';
+  return { bot: false, optedOut, device: DEVICES.has(type) ? (type as ClientFacts['device']) : 'other', browser: parsed.browser.name ?? 'Other' };
+}

@@ -1,0 +1,130 @@
+/**
+ * Stored analytics (docs/analytics.md), through the wire on both dialects: the player's reports are
+ * kept before they are acknowledged (replays once, bots not at all, opted-out viewers without a
+ * visitor id), and `GET /v1/analytics/players/:id` answers the player's figures from them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BROWSER_UA, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
+import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
+
+const P = '/dashboard/v1';
+const IPHONE_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+
+describe.each(dialects)('stored analytics on %s', (dialect) => {
+  let t: TestApp;
+  let org: OrgContext;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    org = await createOrg(t);
+  });
+  afterAll(() => t.close());
+
+  const beacon = (uuid: string, load: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/watch/${uuid}/analytics`,
+      headers: { 'user-agent': BROWSER_UA, ...headers },
+      payload: { player_load_id: load, visitor_uuid: `visitor-of-${load}`, chapter: 0, ...body },
+    });
+  const stored = (playerId: number) => t.database.db.selectFrom('analytics_events').selectAll().where('player_id', '=', playerId).orderBy('id').execute();
+
+  it("keeps every report, once, and answers the player's figures from what is kept", async () => {
+    const player = await createPlayer(org.api, {}, 2);
+    const send = async (load: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
+      expect((await beacon(player.uuid, load, body, headers)).statusCode).toBe(204);
+
+    // Load 1 (desktop): plays chapter 0 to the end, watches part of it again, clicks a CTA, passes a gate.
+    await send('load-1', { type: 'load', embed_url: 'https://blog.example.com:8443/post?x=1' });
+    await send('load-1', { type: 'view', percent_watched: 0 });
+    for (const percent of [25, 50, 75, 100, 100]) await send('load-1', { type: 'view', percent_watched: percent });
+    const attention = {
+      type: 'attention_span',
+      buckets: Array(20).fill(1),
+      watched: [
+        [0, 6],
+        [4, 10],
+      ],
+      played_seconds: 14.5,
+    };
+    await send('load-1', attention);
+    await send('load-1', attention); // a replayed beacon
+    await send('load-1', { type: 'cta_impression', event_id: 7 });
+    await send('load-1', { type: 'cta_click', event_id: 7 });
+    await send('load-1', { type: 'cta_click', event_id: 7 });
+    await send('load-1', { type: 'identified_view', email: 'Viewer@Example.com' });
+    // Load 2 (the same visitor's phone, Do-Not-Track): plays both chapters a little.
+    await send('load-2', { type: 'load' }, { 'user-agent': IPHONE_UA, dnt: '1' });
+    await send('load-2', { type: 'view', percent_watched: 0 }, { 'user-agent': IPHONE_UA, dnt: '1' });
+    await send('load-2', { type: 'view', percent_watched: 0, chapter: 1 }, { 'user-agent': IPHONE_UA, dnt: '1' });
+    await send('load-2', { type: 'attention_span', chapter: 1, buckets: Array(20).fill(0), watched: [[0, 2.5]] }, { 'user-agent': IPHONE_UA, dnt: '1' });
+    // Load 3: loaded, never played. A crawler's reports are acknowledged and not kept.
+    await send('load-3', { type: 'load' });
+    await send('load-4', { type: 'load' }, { 'user-agent': 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)' });
+    await send('load-4', { type: 'view', percent_watched: 0 }, { 'user-agent': 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)' });
+
+    const rows = await stored(player.id);
+    expect(rows.filter((r) => r.session_id === 'load-4')).toEqual([]);
+    expect(rows.filter((r) => r.type === 'view' && r.session_id === 'load-1').map((r) => r.percent)).toEqual([0, 25, 50, 75, 100]);
+    const first = rows.find((r) => r.session_id === 'load-1' && r.type === 'load')!;
+    expect(first).toMatchObject({
+      origin: 'https://blog.example.com:8443',
+      device: 'desktop',
+      browser: 'Chrome',
+      visitor_id: 'visitor-of-load-1',
+      organization_id: org.organizationId,
+    });
+    const phone = rows.filter((r) => r.session_id === 'load-2');
+    expect(phone.every((r) => r.visitor_id === null && r.device === 'mobile' && r.browser === 'Safari')).toBe(true);
+    const kept = rows.find((r) => r.type === 'attention_span' && r.session_id === 'load-1')!;
+    expect(JSON.parse(kept.watched!)).toEqual([[0, 10]]);
+    expect(Number(kept.watched_seconds)).toBe(14.5);
+    expect(rows.filter((r) => r.type === 'attention_span')).toHaveLength(2);
+    expect(rows.find((r) => r.type === 'identified_view')!.email).toBe('viewer@example.com');
+    expect(rows.filter((r) => r.type === 'cta_click')).toHaveLength(1);
+
+    const summary = await org.api.get(`${P}/analytics/players/${player.id}`);
+    expect(summary.status, summary.raw).toBe(200);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(summary.body).toEqual({
+      player_id: player.id,
+      from: new Date(Date.parse(`${today}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10),
+      to: today,
+      loads: 3,
+      plays: 2,
+      views: 3,
+      unique_viewers: 2,
+      play_rate: 0.6667,
+      completion_rate: 0.3333,
+      average_view_seconds: 5.7,
+      total_watch_seconds: 17,
+      identified_viewers: 1,
+      cta_clicks: 1,
+    });
+    expect((await org.api.get(`${P}/analytics/players/uuid=${player.uuid}`)).body).toEqual(summary.body);
+    // A period without the reports.
+    const before = await org.api.get(`${P}/analytics/players/${player.id}?from=2020-01-01&to=2020-01-31`);
+    expect(before.body).toMatchObject({ from: '2020-01-01', to: '2020-01-31', loads: 0, plays: 0, views: 0, play_rate: 0, total_watch_seconds: 0 });
+  });
+
+  it('answers a report that misses what its type needs with 422, and keeps nothing of it', async () => {
+    const player = await createPlayer(org.api);
+    for (const body of [{ type: 'cta_click' }, { type: 'view' }, { type: 'attention_span', watched: [[0, 1]] }, { type: 'load', watched: [[1]] }]) {
+      const res = await beacon(player.uuid, 'load-x', body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(422);
+    }
+    expect(await stored(player.id)).toEqual([]);
+  });
+
+  it("another organization's player is not found; the period is checked", async () => {
+    const player = await createPlayer(org.api);
+    const other = await createOrg(t);
+    expect((await other.api.get(`${P}/analytics/players/${player.id}`)).status).toBe(404);
+    expect((await other.api.get(`${P}/analytics/players/uuid=${player.uuid}`)).status).toBe(404);
+    for (const query of ['from=2026-02-30', 'to=yesterday', 'from=2026-05-02&to=2026-05-01', 'from=2000-01-01&to=2026-01-01']) {
+      const res = await org.api.get(`${P}/analytics/players/${player.id}?${query}`);
+      expect(res.status, query).toBe(422);
+      expect(res.body.errors?.[0]?.field ?? res.raw).toMatch(/from|to/);
+    }
+  });
+});
