@@ -148,14 +148,15 @@ export function createContainer({ config, database, mailer = createMailer(config
   const uploadLocker = new DatabaseLocker(r.uploads);
   const liveRepos = { live: r.live, videos: r.videos, players: r.players, chapters: r.chapters };
 
-  const analytics = new AnalyticsService(r.analytics, players);
+  const ctas = new CtasService(events);
+  const analytics = new AnalyticsService(r.analytics, players, videos, ctas);
   const services = {
     analytics,
     accessManagers: new AccessManagersService(db, r.accessManagers),
     allotments,
     captions,
     chapters: new PlayerChaptersService(db, r.chapters, r.videos, r.players, players, chapterWriters),
-    ctas: new CtasService(events),
+    ctas,
     events,
     gdpr: new GdprService(db, r.gdpr),
     housekeeping: new HousekeepingService(db, config.housekeeping, r.housekeeping),

@@ -127,4 +127,95 @@ describe.each(dialects)('stored analytics on %s', (dialect) => {
       expect(res.body.errors?.[0]?.field ?? res.raw).toMatch(/from|to/);
     }
   });
+
+  it('timeseries: one row per interval of the period, zeros included; the hours add up to the day', async () => {
+    const player = await createPlayer(org.api);
+    for (const load of ['s1', 's2']) {
+      await beacon(player.uuid, load, { type: 'load' });
+      await beacon(player.uuid, load, { type: 'view', percent_watched: 0 });
+    }
+    await beacon(player.uuid, 's1', { type: 'attention_span', buckets: Array(20).fill(1), watched: [[0, 3]], played_seconds: 3 });
+    const today = new Date().toISOString().slice(0, 10);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const days = await org.api.get(`${P}/analytics/players/${player.id}/timeseries?from=${yesterday}&to=${today}`);
+    expect(days.status, days.raw).toBe(200);
+    expect(days.body).toMatchObject({ player_id: player.id, interval: 'day', from: yesterday, to: today });
+    expect(days.body.rows).toEqual([
+      { start: `${yesterday}T00:00:00.000Z`, loads: 0, plays: 0, views: 0, unique_viewers: 0, total_watch_seconds: 0, identified_viewers: 0, cta_clicks: 0 },
+      { start: `${today}T00:00:00.000Z`, loads: 2, plays: 2, views: 2, unique_viewers: 2, total_watch_seconds: 3, identified_viewers: 0, cta_clicks: 0 },
+    ]);
+    const hours = (await org.api.get(`${P}/analytics/players/${player.id}/timeseries?from=${today}&to=${today}&interval=hour`)).body.rows;
+    expect(hours).toHaveLength(24);
+    expect(hours.reduce((sum: number, r: { plays: number }) => sum + r.plays, 0)).toBe(2);
+    const months = (await org.api.get(`${P}/analytics/players/uuid=${player.uuid}/timeseries?from=${today}&to=${today}&interval=month`)).body;
+    expect(months.rows).toEqual([expect.objectContaining({ start: `${today.slice(0, 7)}-01T00:00:00.000Z`, plays: 2 })]);
+    const weeks = (await org.api.get(`${P}/analytics/players/${player.id}/timeseries?from=${today}&to=${today}&interval=week`)).body.rows;
+    expect(weeks).toHaveLength(1);
+    expect(new Date(weeks[0].start).getUTCDay()).toBe(1); // a Monday
+    expect(weeks[0].plays).toBe(2);
+    const tooLong = await org.api.get(`${P}/analytics/players/${player.id}/timeseries?from=2026-01-01&to=2026-03-01&interval=hour`);
+    expect(tooLong.status).toBe(422);
+    expect((await org.api.get(`${P}/analytics/players/${player.id}/timeseries?interval=minute`)).status).toBe(422);
+  });
+
+  it("a CTA's impressions, clicks and click-through rate; another organization's CTA is not found", async () => {
+    const player = await createPlayer(org.api);
+    const cta = await org.api.post(`${P}/ctas`, {
+      chapter_id: player.chapters_attributes[0].id,
+      second: 1,
+      duration: 5,
+      width: 200,
+      html: '<a href="https://example.com">Go</a>',
+    });
+    expect(cta.status, cta.raw).toBe(201);
+    for (const load of ['c1', 'c2', 'c3', 'c4']) await beacon(player.uuid, load, { type: 'cta_impression', event_id: cta.body.id });
+    await beacon(player.uuid, 'c2', { type: 'cta_click', event_id: cta.body.id });
+    const res = await org.api.get(`${P}/analytics/ctas/${cta.body.id}`);
+    expect(res.status, res.raw).toBe(200);
+    expect(res.body).toMatchObject({ cta_id: cta.body.id, impressions: 4, clicks: 1, click_through_rate: 0.25 });
+    const other = await createOrg(t);
+    expect((await other.api.get(`${P}/analytics/ctas/${cta.body.id}`)).status).toBe(404);
+  });
+
+  it('retention: the share of views still watching at each second, and where they left', async () => {
+    const player = await createPlayer(org.api);
+    const videoId = player.chapters_attributes[0].video_id as number;
+    const watch = (load: string, watched: number[][]) =>
+      beacon(player.uuid, load, { type: 'attention_span', buckets: Array(20).fill(1), watched, played_seconds: 1 });
+    await beacon(player.uuid, 'r1', { type: 'view', percent_watched: 0 });
+    await watch('r1', [[0, 10]]);
+    await beacon(player.uuid, 'r2', { type: 'view', percent_watched: 0 });
+    await watch('r2', [[0, 4]]);
+    // A viewer who watched the start, skipped ahead, and watched again later (two reports of one load).
+    await beacon(player.uuid, 'r3', { type: 'view', percent_watched: 0 });
+    await watch('r3', [[0, 2]]);
+    await watch('r3', [[8, 10]]);
+    const res = await org.api.get(`${P}/analytics/videos/${videoId}/retention`);
+    expect(res.status, res.raw).toBe(200);
+    // The video was never processed (no length): the curve runs to the end of what was watched.
+    expect(res.body).toMatchObject({ video_id: videoId, duration: 10, views: 3, interval_seconds: 1 });
+    expect(res.body.points.map((p: { share: number }) => p.share)).toEqual([1, 1, 0.6667, 0.6667, 0.3333, 0.3333, 0.3333, 0.3333, 0.6667, 0.6667]);
+    expect(res.body.drop_offs).toEqual([
+      { second: 2, share_lost: 0.3333 },
+      { second: 4, share_lost: 0.3333 },
+    ]);
+    const other = await createOrg(t);
+    expect((await other.api.get(`${P}/analytics/videos/${videoId}/retention`)).status).toBe(404);
+  });
+
+  it("the organization's summary: its totals, and its most viewed players first; nothing of another organization", async () => {
+    const own = await createOrg(t);
+    const a = await createPlayer(own.api);
+    const b = await createPlayer(own.api);
+    for (const load of ['o1', 'o2']) await beacon(b.uuid, load, { type: 'view', percent_watched: 0 });
+    await beacon(a.uuid, 'o3', { type: 'view', percent_watched: 0 });
+    const res = await own.api.get(`${P}/analytics/summary`);
+    expect(res.status, res.raw).toBe(200);
+    expect(res.body).toMatchObject({ plays: 3, views: 3, unique_viewers: 3 });
+    expect(res.body.top_players.map((p: { player_id: number; views: number }) => [p.player_id, p.views])).toEqual([
+      [b.id, 2],
+      [a.id, 1],
+    ]);
+    expect((await (await createOrg(t)).api.get(`${P}/analytics/summary`)).body).toMatchObject({ plays: 0, top_players: [] });
+  });
 });

@@ -77,6 +77,7 @@ const PLAYER_UUID = 'a player UUID is random: no example names a player of every
 const EXEMPT: Record<string, { status: number; reason: string; fill: (known: Known) => Fill }> = {
   'GET /dashboard/v1/players/uuid={uuid}': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },
   'GET /dashboard/v1/analytics/players/uuid={uuid}': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },
+  'GET /dashboard/v1/analytics/players/uuid={uuid}/timeseries': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },
   'DELETE /dashboard/v1/players/uuid={uuid}': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },
   'GET /dashboard/v1/players/uuid={uuid}/ctas': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },
   'GET /dashboard/v1/players/uuid={uuid}/cta_meta': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },

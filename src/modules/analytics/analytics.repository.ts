@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
+import { monthOfMs } from '../../db/dialect.ts';
 import type { AnalyticsEventsTable, DB } from '../../db/schema.ts';
 
 export type NewAnalyticsEvent = Insertable<AnalyticsEventsTable>;
@@ -30,35 +31,127 @@ export class AnalyticsRepository {
     return new Set(inserted.map((r) => r.dedup_key));
   }
 
-  async playerTotals(organizationId: number, playerId: number, fromMs: number, toMs: number): Promise<PlayerTotals> {
+  /** Totals of the organization's reports in [fromMs, toMs), of one player when `playerId` is given. */
+  async totals(organizationId: number, playerId: number | null, fromMs: number, toMs: number): Promise<PlayerTotals> {
     const row = await this.db
       .selectFrom('analytics_events')
-      .select([
-        sql<number>`count(distinct case when type = 'load' then session_id end)`.as('loads'),
-        sql<number>`count(distinct case when type = 'view' and percent = 0 then session_id end)`.as('plays'),
-        sql<number>`sum(case when type = 'view' and percent = 0 then 1 else 0 end)`.as('views'),
-        sql<number>`sum(case when type = 'view' and percent = 100 then 1 else 0 end)`.as('completions'),
-        sql<number>`count(distinct case when type = 'view' and percent = 0 then coalesce(visitor_id, session_id) end)`.as('unique_viewers'),
-        sql<number>`sum(case when type = 'attention_span' then watched_seconds else 0 end)`.as('watch_seconds'),
-        sql<number>`count(distinct case when type = 'identified_view' then email end)`.as('identified_viewers'),
-        sql<number>`sum(case when type = 'cta_click' then 1 else 0 end)`.as('cta_clicks'),
-      ])
+      .select(TOTALS)
+      .where('organization_id', '=', organizationId)
+      .$if(playerId !== null, (qb) => qb.where('player_id', '=', playerId!))
+      .where('created_at', '>=', fromMs)
+      .where('created_at', '<', toMs)
+      .executeTakeFirstOrThrow();
+    return totalsOf(row);
+  }
+
+  /**
+   * A player's totals per interval: hours, days and weeks (from Monday) are fixed lengths of
+   * milliseconds; months are calendar months (UTC). Only intervals with reports are answered.
+   */
+  async series(organizationId: number, playerId: number, fromMs: number, toMs: number, interval: 'hour' | 'day' | 'week' | 'month') {
+    // Literal integers: a bound JavaScript number is a REAL to SQLite, and its division would not truncate.
+    const size = sql.lit(interval === 'week' ? WEEK_MS : interval === 'day' ? DAY_MS : HOUR_MS);
+    const monday = sql.lit(MONDAY_MS);
+    const bucket =
+      interval === 'month'
+        ? monthOfMs(this.db, sql.ref('created_at'))
+        : interval === 'week'
+          ? sql<string>`cast(((created_at - ${monday}) / ${size}) * ${size} + ${monday} as text)`
+          : sql<string>`cast((created_at / ${size}) * ${size} as text)`;
+    const rows = await this.db
+      .selectFrom('analytics_events')
+      .select([bucket.as('bucket'), ...TOTALS])
       .where('organization_id', '=', organizationId)
       .where('player_id', '=', playerId)
       .where('created_at', '>=', fromMs)
       .where('created_at', '<', toMs)
-      .executeTakeFirstOrThrow();
-    // PostgreSQL answers counts as bigint strings and sums of nothing as null.
-    const n = (v: unknown) => Number(v ?? 0);
-    return {
-      loads: n(row.loads),
-      plays: n(row.plays),
-      views: n(row.views),
-      completions: n(row.completions),
-      unique_viewers: n(row.unique_viewers),
-      watch_seconds: n(row.watch_seconds),
-      identified_viewers: n(row.identified_viewers),
-      cta_clicks: n(row.cta_clicks),
-    };
+      .groupBy('bucket')
+      .orderBy('bucket')
+      .execute();
+    return rows.map((r) => ({ bucket: String(r.bucket), ...totalsOf(r) }));
   }
+
+  /** Impressions and clicks of a CTA, counted once per load. */
+  async ctaTotals(organizationId: number, eventId: number, fromMs: number, toMs: number): Promise<{ impressions: number; clicks: number }> {
+    const row = await this.db
+      .selectFrom('analytics_events')
+      .select([
+        sql<number>`sum(case when type = 'cta_impression' then 1 else 0 end)`.as('impressions'),
+        sql<number>`sum(case when type = 'cta_click' then 1 else 0 end)`.as('clicks'),
+      ])
+      .where('organization_id', '=', organizationId)
+      .where('event_id', '=', eventId)
+      .where('created_at', '>=', fromMs)
+      .where('created_at', '<', toMs)
+      .executeTakeFirstOrThrow();
+    return { impressions: Number(row.impressions ?? 0), clicks: Number(row.clicks ?? 0) };
+  }
+
+  /** A video's views (loads × chapters that started playing it) and the stretches each played. */
+  async playedStretches(organizationId: number, videoId: number, fromMs: number, toMs: number) {
+    return this.db
+      .selectFrom('analytics_events')
+      .select(['session_id', 'chapter', 'type', 'watched'])
+      .where('organization_id', '=', organizationId)
+      .where('video_id', '=', videoId)
+      .where('created_at', '>=', fromMs)
+      .where('created_at', '<', toMs)
+      .where((eb) => eb.or([eb.and([eb('type', '=', 'view'), eb('percent', '=', 0)]), eb('type', '=', 'attention_span')]))
+      .execute();
+  }
+
+  /** The organization's players with the most views in the period. */
+  async topPlayers(organizationId: number, fromMs: number, toMs: number, limit: number) {
+    const rows = await this.db
+      .selectFrom('analytics_events')
+      .innerJoin('players', 'players.id', 'analytics_events.player_id')
+      .select([
+        'players.id as player_id',
+        'players.uuid',
+        'players.name',
+        sql<number>`sum(case when type = 'view' and percent = 0 then 1 else 0 end)`.as('views'),
+        sql<number>`sum(case when type = 'attention_span' then watched_seconds else 0 end)`.as('watch_seconds'),
+      ])
+      .where('analytics_events.organization_id', '=', organizationId)
+      .where('analytics_events.created_at', '>=', fromMs)
+      .where('analytics_events.created_at', '<', toMs)
+      .groupBy(['players.id', 'players.uuid', 'players.name'])
+      .orderBy('views', 'desc')
+      .orderBy('players.id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ player_id: r.player_id, uuid: r.uuid, name: r.name, views: Number(r.views ?? 0), watch_seconds: Number(r.watch_seconds ?? 0) }));
+  }
+}
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+const WEEK_MS = 7 * DAY_MS;
+/** 1970-01-05, a Monday: weeks are counted from it. */
+const MONDAY_MS = 4 * DAY_MS;
+
+const TOTALS = [
+  sql<number>`count(distinct case when type = 'load' then session_id end)`.as('loads'),
+  sql<number>`count(distinct case when type = 'view' and percent = 0 then session_id end)`.as('plays'),
+  sql<number>`sum(case when type = 'view' and percent = 0 then 1 else 0 end)`.as('views'),
+  sql<number>`sum(case when type = 'view' and percent = 100 then 1 else 0 end)`.as('completions'),
+  sql<number>`count(distinct case when type = 'view' and percent = 0 then coalesce(visitor_id, session_id) end)`.as('unique_viewers'),
+  sql<number>`sum(case when type = 'attention_span' then watched_seconds else 0 end)`.as('watch_seconds'),
+  sql<number>`count(distinct case when type = 'identified_view' then email end)`.as('identified_viewers'),
+  sql<number>`sum(case when type = 'cta_click' then 1 else 0 end)`.as('cta_clicks'),
+] as const;
+
+/** PostgreSQL answers counts as bigint strings and sums of nothing as null. */
+function totalsOf(row: Record<string, unknown>): PlayerTotals {
+  const n = (v: unknown) => Number(v ?? 0);
+  return {
+    loads: n(row.loads),
+    plays: n(row.plays),
+    views: n(row.views),
+    completions: n(row.completions),
+    unique_viewers: n(row.unique_viewers),
+    watch_seconds: n(row.watch_seconds),
+    identified_viewers: n(row.identified_viewers),
+    cta_clicks: n(row.cta_clicks),
+  };
 }

@@ -9,10 +9,12 @@ export const PeriodQuery = Type.Object({
 });
 export type PeriodQuery = Static<typeof PeriodQuery>;
 
-export const PlayerAnalytics = Type.Object({
-  player_id: Type.Integer(),
+const Period = {
   from: Type.String({ description: 'First day of the period' }),
   to: Type.String({ description: 'Last day of the period (included)' }),
+};
+
+const Figures = {
   loads: Type.Integer({ description: 'Player loads (pages that showed the player)' }),
   plays: Type.Integer({ description: 'Loads in which playback started' }),
   views: Type.Integer({ description: 'Chapters whose playback started (one per chapter per load)' }),
@@ -23,5 +25,68 @@ export const PlayerAnalytics = Type.Object({
   total_watch_seconds: Type.Number({ description: 'Seconds of playback (what was watched again counts again; seeks count nothing)' }),
   identified_viewers: Type.Integer({ description: 'Distinct email addresses of identified views' }),
   cta_clicks: Type.Integer(),
-});
+};
+
+export const PlayerAnalytics = Type.Object({ player_id: Type.Integer(), ...Period, ...Figures });
 export type PlayerAnalytics = Static<typeof PlayerAnalytics>;
+
+export const Interval = Type.Union([Type.Literal('hour'), Type.Literal('day'), Type.Literal('week'), Type.Literal('month')]);
+export type Interval = Static<typeof Interval>;
+
+export const SeriesQuery = Type.Object({
+  ...PeriodQuery.properties,
+  interval: Type.Optional(
+    Type.Union([Type.Literal('hour'), Type.Literal('day'), Type.Literal('week'), Type.Literal('month')], {
+      description: 'Default day; hour covers at most 31 days',
+    }),
+  ),
+});
+
+export const PlayerSeries = Type.Object({
+  player_id: Type.Integer(),
+  ...Period,
+  interval: Interval,
+  rows: Type.Array(
+    Type.Object({
+      start: Type.String({ description: 'Start of the interval (UTC; weeks start on Monday)' }),
+      loads: Type.Integer(),
+      plays: Type.Integer(),
+      views: Type.Integer(),
+      unique_viewers: Type.Integer(),
+      total_watch_seconds: Type.Number(),
+      identified_viewers: Type.Integer(),
+      cta_clicks: Type.Integer(),
+    }),
+  ),
+});
+export type PlayerSeries = Static<typeof PlayerSeries>;
+
+export const CtaAnalytics = Type.Object({
+  cta_id: Type.Integer(),
+  ...Period,
+  impressions: Type.Integer({ description: 'Loads in which the CTA was shown' }),
+  clicks: Type.Integer({ description: 'Loads in which a link of the CTA was clicked' }),
+  click_through_rate: Type.Number({ description: 'clicks / impressions' }),
+});
+export type CtaAnalytics = Static<typeof CtaAnalytics>;
+
+export const Retention = Type.Object({
+  video_id: Type.Integer(),
+  ...Period,
+  duration: Type.Number({ description: "The video's length in seconds" }),
+  views: Type.Integer({ description: 'Views the curve is computed from (one per chapter per load)' }),
+  interval_seconds: Type.Number({ description: 'Seconds between points: 1, or duration / 200 for videos longer than 10 minutes' }),
+  points: Type.Array(Type.Object({ second: Type.Number(), share: Type.Number({ description: 'Share of the views still watching there (0..1)' }) })),
+  drop_offs: Type.Array(Type.Object({ second: Type.Number(), share_lost: Type.Number() }), { description: 'The three points where most viewers left' }),
+});
+export type Retention = Static<typeof Retention>;
+
+export const OrganizationAnalytics = Type.Object({
+  ...Period,
+  ...Figures,
+  top_players: Type.Array(
+    Type.Object({ player_id: Type.Integer(), uuid: Type.String(), name: Type.String(), views: Type.Integer(), total_watch_seconds: Type.Number() }),
+    { description: 'The ten players with the most views in the period' },
+  ),
+});
+export type OrganizationAnalytics = Static<typeof OrganizationAnalytics>;

@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import { GroupCommit } from '../../lib/group-commit.ts';
 import { invalidField } from '../../lib/errors.ts';
+import type { CtasService } from '../ctas/ctas.service.ts';
 import type { PlayersService } from '../players/players.service.ts';
+import type { VideosService } from '../videos/videos.service.ts';
 import type { AnalyticsRepository, NewAnalyticsEvent } from './analytics.repository.ts';
-import type { PeriodQuery, PlayerAnalytics } from './analytics.schemas.ts';
+import type { PlayerTotals } from './analytics.repository.ts';
+import type { CtaAnalytics, Interval, OrganizationAnalytics, PeriodQuery, PlayerAnalytics, PlayerSeries, Retention } from './analytics.schemas.ts';
 import type { ClientFacts } from './client-facts.ts';
 
 const DAY_MS = 86_400_000;
@@ -114,6 +117,8 @@ export class AnalyticsService {
   constructor(
     private readonly repo: AnalyticsRepository,
     private readonly players: PlayersService,
+    private readonly videos: VideosService,
+    private readonly ctas: CtasService,
   ) {}
 
   /** Keeps the report; answers whether it was new (false: sent before, or sent by a bot, and not kept). */
@@ -144,24 +149,138 @@ export class AnalyticsService {
     });
   }
 
-  async playerSummary(organizationId: number, player: { id: number } | { uuid: string }, query: PeriodQuery): Promise<PlayerAnalytics> {
+  private async player(organizationId: number, ref: PlayerRef): Promise<{ id: number }> {
+    return 'id' in ref ? this.players.get(organizationId, ref.id) : this.players.getByUuid(organizationId, ref.uuid);
+  }
+
+  async playerSummary(organizationId: number, ref: PlayerRef, query: PeriodQuery): Promise<PlayerAnalytics> {
     const period = periodOf(query);
-    const found = 'id' in player ? await this.players.get(organizationId, player.id) : await this.players.getByUuid(organizationId, player.uuid);
-    const t = await this.repo.playerTotals(organizationId, found.id, period.fromMs, period.toMs);
+    const player = await this.player(organizationId, ref);
+    const t = await this.repo.totals(organizationId, player.id, period.fromMs, period.toMs);
+    return { player_id: player.id, from: period.from, to: period.to, ...figures(t) };
+  }
+
+  /** One row per interval of the period, those without reports included (zeros). */
+  async playerSeries(organizationId: number, ref: PlayerRef, query: PeriodQuery & { interval?: Interval }): Promise<PlayerSeries> {
+    const interval = query.interval ?? 'day';
+    const period = periodOf(query);
+    if (interval === 'hour' && period.toMs - period.fromMs > MAX_HOUR_DAYS * DAY_MS) {
+      throw invalidField('interval', `hour covers at most ${MAX_HOUR_DAYS} days; ask for day, week or month`);
+    }
+    const player = await this.player(organizationId, ref);
+    const found = new Map((await this.repo.series(organizationId, player.id, period.fromMs, period.toMs, interval)).map((r) => [r.bucket, r]));
+    const rows = bucketsOf(interval, period.fromMs, period.toMs).map(({ key, start }) => {
+      const t = found.get(key) ?? EMPTY;
+      return {
+        start,
+        loads: t.loads,
+        plays: t.plays,
+        views: t.views,
+        unique_viewers: t.unique_viewers,
+        total_watch_seconds: Math.round(t.watch_seconds * 10) / 10,
+        identified_viewers: t.identified_viewers,
+        cta_clicks: t.cta_clicks,
+      };
+    });
+    return { player_id: player.id, from: period.from, to: period.to, interval, rows };
+  }
+
+  async ctaSummary(organizationId: number, ctaId: number, query: PeriodQuery): Promise<CtaAnalytics> {
+    const period = periodOf(query);
+    await this.ctas.get(organizationId, ctaId);
+    const { impressions, clicks } = await this.repo.ctaTotals(organizationId, ctaId, period.fromMs, period.toMs);
+    return { cta_id: ctaId, from: period.from, to: period.to, impressions, clicks, click_through_rate: ratio(clicks, impressions) };
+  }
+
+  /**
+   * The audience retention curve of a video: for each second (each of 200 points of a video longer
+   * than 10 minutes), the share of its views whose played stretches cover it; and the three points
+   * where the most viewers left.
+   */
+  async retention(organizationId: number, videoId: number, query: PeriodQuery): Promise<Retention> {
+    const period = periodOf(query);
+    const video = await this.videos.get(organizationId, videoId);
+    const rows = await this.repo.playedStretches(organizationId, videoId, period.fromMs, period.toMs);
+    const views = new Map<string, Array<[number, number]>>();
+    for (const r of rows) {
+      const view = `${r.session_id}:${r.chapter}`;
+      if (!views.has(view)) views.set(view, []);
+      if (r.type === 'attention_span' && r.watched) views.get(view)!.push(...(JSON.parse(r.watched) as Array<[number, number]>));
+    }
+    const stretches = [...views.values()].map(mergeStretches);
+    const longest = Math.max(0, ...stretches.flat().map(([, b]) => b));
+    const duration = video.seconds ?? Math.ceil(longest);
+    const count = duration <= RETENTION_SECONDS ? Math.max(1, Math.ceil(duration)) : RETENTION_POINTS;
+    const step = duration <= RETENTION_SECONDS ? 1 : duration / count;
+    const watching = Array.from({ length: count }, (_, i) => {
+      const at = i * step + step / 2;
+      return stretches.filter((list) => list.some(([a, b]) => a <= at && at < b)).length;
+    });
+    const points = watching.map((n, i) => ({ second: Math.round(i * step * 10) / 10, share: ratio(n, stretches.length) }));
+    const drops = watching
+      .slice(1)
+      .map((n, i) => ({ second: points[i + 1].second, lost: watching[i] - n }))
+      .filter((d) => d.lost > 0)
+      .sort((x, y) => y.lost - x.lost || x.second - y.second)
+      .slice(0, 3)
+      .map((d) => ({ second: d.second, share_lost: ratio(d.lost, stretches.length) }));
+    return { video_id: videoId, from: period.from, to: period.to, duration, views: stretches.length, interval_seconds: step, points, drop_offs: drops };
+  }
+
+  async organizationSummary(organizationId: number, query: PeriodQuery): Promise<OrganizationAnalytics> {
+    const period = periodOf(query);
+    const t = await this.repo.totals(organizationId, null, period.fromMs, period.toMs);
+    const top = await this.repo.topPlayers(organizationId, period.fromMs, period.toMs, TOP_PLAYERS);
     return {
-      player_id: found.id,
       from: period.from,
       to: period.to,
-      loads: t.loads,
-      plays: t.plays,
-      views: t.views,
-      unique_viewers: t.unique_viewers,
-      play_rate: ratio(t.plays, t.loads),
-      completion_rate: ratio(t.completions, t.views),
-      average_view_seconds: t.views > 0 ? Math.round((t.watch_seconds / t.views) * 10) / 10 : 0,
-      total_watch_seconds: Math.round(t.watch_seconds * 10) / 10,
-      identified_viewers: t.identified_viewers,
-      cta_clicks: t.cta_clicks,
+      ...figures(t),
+      top_players: top.map(({ watch_seconds, ...p }) => ({ ...p, total_watch_seconds: Math.round(watch_seconds * 10) / 10 })),
     };
   }
+}
+
+type PlayerRef = { id: number } | { uuid: string };
+
+const MAX_HOUR_DAYS = 31;
+const RETENTION_SECONDS = 600;
+const RETENTION_POINTS = 200;
+const TOP_PLAYERS = 10;
+const EMPTY: PlayerTotals = { loads: 0, plays: 0, views: 0, completions: 0, unique_viewers: 0, watch_seconds: 0, identified_viewers: 0, cta_clicks: 0 };
+
+/** The figures of a player's or an organization's totals. */
+function figures(t: PlayerTotals) {
+  return {
+    loads: t.loads,
+    plays: t.plays,
+    views: t.views,
+    unique_viewers: t.unique_viewers,
+    play_rate: ratio(t.plays, t.loads),
+    completion_rate: ratio(t.completions, t.views),
+    average_view_seconds: t.views > 0 ? Math.round((t.watch_seconds / t.views) * 10) / 10 : 0,
+    total_watch_seconds: Math.round(t.watch_seconds * 10) / 10,
+    identified_viewers: t.identified_viewers,
+    cta_clicks: t.cta_clicks,
+  };
+}
+
+const HOUR_MS = 3_600_000;
+const WEEK_MS = 7 * DAY_MS;
+const MONDAY_MS = 4 * DAY_MS;
+
+/** Every interval of [fromMs, toMs), keyed as AnalyticsRepository.series keys them. */
+function bucketsOf(interval: Interval, fromMs: number, toMs: number): Array<{ key: string; start: string }> {
+  const out: Array<{ key: string; start: string }> = [];
+  if (interval === 'month') {
+    const d = new Date(fromMs);
+    for (let y = d.getUTCFullYear(), m = d.getUTCMonth(); Date.UTC(y, m, 1) < toMs; m === 11 ? ((m = 0), y++) : m++) {
+      const start = new Date(Date.UTC(y, m, 1)).toISOString();
+      out.push({ key: start.slice(0, 7), start });
+    }
+    return out;
+  }
+  const size = interval === 'hour' ? HOUR_MS : interval === 'day' ? DAY_MS : WEEK_MS;
+  const offset = interval === 'week' ? MONDAY_MS : 0;
+  for (let at = Math.floor((fromMs - offset) / size) * size + offset; at < toMs; at += size) out.push({ key: String(at), start: new Date(at).toISOString() });
+  return out;
 }
