@@ -218,4 +218,54 @@ describe.each(dialects)('stored analytics on %s', (dialect) => {
     ]);
     expect((await (await createOrg(t)).api.get(`${P}/analytics/summary`)).body).toMatchObject({ plays: 0, top_players: [] });
   });
+
+  it('identified viewers: the latest first, paged, with what each watched per player; one address; as CSV', async () => {
+    const own = await createOrg(t);
+    const a = await createPlayer(own.api, { name: 'Alpha' });
+    const b = await createPlayer(own.api, { name: 'Beta' });
+    const identify = async (player: { uuid: string }, load: string, email: string, played: number) => {
+      await beacon(player.uuid, load, { type: 'view', percent_watched: 0 });
+      await beacon(player.uuid, load, { type: 'view', percent_watched: 25 });
+      await beacon(player.uuid, load, { type: 'attention_span', buckets: Array(20).fill(1), watched: [[0, played]], played_seconds: played });
+      await beacon(player.uuid, load, { type: 'identified_view', email });
+    };
+    await identify(a, 'v1', 'ann@example.com', 12);
+    await identify(b, 'v2', 'ann@example.com', 8);
+    await identify(a, 'v3', 'Bob@Example.com', 5);
+    await beacon(a.uuid, 'v4', { type: 'view', percent_watched: 0 }); // anonymous: not listed
+
+    const all = await own.api.get(`${P}/analytics/viewers?per_page=1`);
+    expect(all.status, all.raw).toBe(200);
+    expect(all.body.summary).toEqual({ page: 1, per_page: 1, count: 2 });
+    expect(all.body.viewers).toEqual([expect.objectContaining({ email: 'bob@example.com', loads: 1, total_watch_seconds: 5 })]);
+    const second = (await own.api.get(`${P}/analytics/viewers?per_page=1&page=2`)).body.viewers;
+    expect(second).toEqual([
+      expect.objectContaining({
+        email: 'ann@example.com',
+        loads: 2,
+        total_watch_seconds: 20,
+        players: [
+          { player_id: a.id, uuid: a.uuid, name: 'Alpha', views: 1, total_watch_seconds: 12, furthest_percent: 25 },
+          { player_id: b.id, uuid: b.uuid, name: 'Beta', views: 1, total_watch_seconds: 8, furthest_percent: 25 },
+        ],
+      }),
+    ]);
+    expect(second[0].last_seen).toBeGreaterThanOrEqual(second[0].first_seen);
+    const one = (await own.api.get(`${P}/analytics/viewers?email=ANN@example.com`)).body;
+    expect(one.viewers.map((v: { email: string }) => v.email)).toEqual(['ann@example.com']);
+    const ofB = (await own.api.get(`${P}/analytics/players/${b.id}/viewers`)).body;
+    expect(ofB.viewers).toEqual([
+      expect.objectContaining({ email: 'ann@example.com', loads: 1, total_watch_seconds: 8, players: [expect.objectContaining({ player_id: b.id })] }),
+    ]);
+    const csv = await own.api.get(`${P}/analytics/viewers`, { accept: 'text/csv' });
+    expect(csv.status).toBe(200);
+    expect(csv.raw.split('\n')[0]).toContain('email');
+    const series = await own.api.get(`${P}/analytics/players/${a.id}/timeseries`, { accept: 'text/csv' });
+    expect(series.status).toBe(200);
+    expect(series.raw.split('\n')[0]).toContain('plays');
+    // Nothing of another organization.
+    expect((await org.api.get(`${P}/analytics/viewers?email=ann@example.com`)).body.viewers).toEqual([]);
+    expect((await org.api.get(`${P}/analytics/players/${b.id}/viewers`)).status).toBe(404);
+    expect((await own.api.get(`${P}/analytics/viewers?email=not-an-address`)).status).toBe(422);
+  });
 });

@@ -100,6 +100,90 @@ export class AnalyticsRepository {
       .execute();
   }
 
+  /**
+   * A page of the identified viewers (addresses given at an email gate), the most recently seen
+   * first, of the organization or of one player, or one address; and how many there are.
+   */
+  async identifiedViewers(
+    organizationId: number,
+    filter: { playerId?: number; email?: string },
+    fromMs: number,
+    toMs: number,
+    page: { limit: number; offset: number },
+  ) {
+    const base = this.db
+      .selectFrom('analytics_events')
+      .where('organization_id', '=', organizationId)
+      .where('type', '=', 'identified_view')
+      .where('created_at', '>=', fromMs)
+      .where('created_at', '<', toMs)
+      .$if(filter.playerId !== undefined, (qb) => qb.where('player_id', '=', filter.playerId!))
+      .$if(filter.email !== undefined, (qb) => qb.where('email', '=', filter.email!));
+    const rows = await base
+      .select([
+        'email',
+        sql<number>`min(created_at)`.as('first_seen'),
+        sql<number>`max(created_at)`.as('last_seen'),
+        sql<number>`count(distinct session_id)`.as('loads'),
+      ])
+      .groupBy('email')
+      .orderBy('last_seen', 'desc')
+      .orderBy('email')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute();
+    const { total } = await base.select(sql<number>`count(distinct email)`.as('total')).executeTakeFirstOrThrow();
+    return {
+      rows: rows.map((r) => ({ email: r.email!, first_seen: Number(r.first_seen), last_seen: Number(r.last_seen), loads: Number(r.loads) })),
+      total: Number(total),
+    };
+  }
+
+  /** What the loads in which each address was given played, per player: seconds of playback and views. */
+  async watchedBy(organizationId: number, emails: string[], playerId: number | undefined, fromMs: number, toMs: number) {
+    if (emails.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('analytics_events as e')
+      .innerJoin(
+        (eb) =>
+          eb
+            .selectFrom('analytics_events')
+            .select(['email', 'session_id'])
+            .distinct()
+            .where('organization_id', '=', organizationId)
+            .where('type', '=', 'identified_view')
+            .where('email', 'in', emails)
+            .as('ids'),
+        (join) => join.onRef('ids.session_id', '=', 'e.session_id'),
+      )
+      .innerJoin('players', 'players.id', 'e.player_id')
+      .select([
+        'ids.email',
+        'e.player_id',
+        'players.uuid',
+        'players.name',
+        sql<number>`sum(case when e.type = 'attention_span' then e.watched_seconds else 0 end)`.as('watch_seconds'),
+        sql<number>`sum(case when e.type = 'view' and e.percent = 0 then 1 else 0 end)`.as('views'),
+        sql<number>`max(case when e.type = 'view' then e.percent else null end)`.as('furthest'),
+      ])
+      .where('e.organization_id', '=', organizationId)
+      .where('e.created_at', '>=', fromMs)
+      .where('e.created_at', '<', toMs)
+      .$if(playerId !== undefined, (qb) => qb.where('e.player_id', '=', playerId!))
+      .groupBy(['ids.email', 'e.player_id', 'players.uuid', 'players.name'])
+      .orderBy('e.player_id')
+      .execute();
+    return rows.map((r) => ({
+      email: r.email!,
+      player_id: r.player_id,
+      uuid: r.uuid,
+      name: r.name,
+      watch_seconds: Number(r.watch_seconds ?? 0),
+      views: Number(r.views ?? 0),
+      furthest_percent: r.furthest === null ? null : Number(r.furthest),
+    }));
+  }
+
   /** The organization's players with the most views in the period. */
   async topPlayers(organizationId: number, fromMs: number, toMs: number, limit: number) {
     const rows = await this.db

@@ -1,10 +1,21 @@
 import type { App, Deps } from '../../http/context.ts';
+import { answerEnvelope } from '../../http/paging.ts';
 import { idParams, UuidParams } from '../../lib/schemas.ts';
-import { CtaAnalytics, OrganizationAnalytics, PeriodQuery, PlayerAnalytics, PlayerSeries, Retention, SeriesQuery } from './analytics.schemas.ts';
+import {
+  CtaAnalytics,
+  OrganizationAnalytics,
+  PeriodQuery,
+  PlayerAnalytics,
+  PlayerSeries,
+  Retention,
+  SeriesQuery,
+  ViewerList,
+  ViewersQuery,
+} from './analytics.schemas.ts';
 
 const tags = ['analytics'];
 
-export default async function analyticsRoutes(app: App, { services }: Deps) {
+export default async function analyticsRoutes(app: App, { config, services }: Deps) {
   const analytics = services.analytics;
 
   app.get(
@@ -30,6 +41,7 @@ export default async function analyticsRoutes(app: App, { services }: Deps) {
   app.get(
     '/v1/analytics/players/:id/timeseries',
     {
+      config: { list: 'rows' },
       schema: {
         tags,
         summary: "A player's figures per hour, day, week or month of a period",
@@ -44,6 +56,7 @@ export default async function analyticsRoutes(app: App, { services }: Deps) {
   app.get(
     '/v1/analytics/players/uuid=:uuid/timeseries',
     {
+      config: { list: 'rows' },
       schema: { tags, summary: "A player's figures per interval, by its uuid", params: UuidParams, querystring: SeriesQuery, response: { 200: PlayerSeries } },
     },
     async (req) => analytics.playerSeries(req.auth.organizationId, { uuid: req.params.uuid }, req.query),
@@ -52,6 +65,7 @@ export default async function analyticsRoutes(app: App, { services }: Deps) {
   app.get(
     '/v1/analytics/videos/:id/retention',
     {
+      config: { list: 'points' },
       schema: {
         tags,
         summary: "A video's audience retention curve and its drop-off points",
@@ -81,5 +95,37 @@ export default async function analyticsRoutes(app: App, { services }: Deps) {
     '/v1/analytics/summary',
     { schema: { tags, summary: "The organization's figures and its most viewed players", querystring: PeriodQuery, response: { 200: OrganizationAnalytics } } },
     async (req) => analytics.organizationSummary(req.auth.organizationId, req.query),
+  );
+
+  app.get(
+    '/v1/analytics/viewers',
+    {
+      config: { list: 'viewers' },
+      schema: {
+        tags,
+        summary: 'Identified viewers, the most recently seen first, with what each watched',
+        querystring: ViewersQuery,
+        response: { 200: ViewerList },
+      },
+    },
+    async (req) => answerEnvelope('viewers', req.query, config.listDefaultCap, (page) => analytics.viewers(req.auth.organizationId, {}, req.query, page)),
+  );
+
+  app.get(
+    '/v1/analytics/players/:id/viewers',
+    {
+      config: { list: 'viewers' },
+      schema: {
+        tags,
+        summary: "A player's identified viewers, the most recently seen first",
+        params: idParams(1),
+        querystring: ViewersQuery,
+        response: { 200: ViewerList },
+      },
+    },
+    async (req) =>
+      answerEnvelope('viewers', req.query, config.listDefaultCap, (page) =>
+        analytics.viewers(req.auth.organizationId, { player: { id: req.params.id } }, req.query, page),
+      ),
   );
 }

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { PagingQuery, Summary } from '../../lib/schemas.ts';
 
 const IsoDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'An ISO date (YYYY-MM-DD), UTC', examples: ['2026-11-01'] });
 
@@ -90,3 +91,33 @@ export const OrganizationAnalytics = Type.Object({
   ),
 });
 export type OrganizationAnalytics = Static<typeof OrganizationAnalytics>;
+
+export const ViewersQuery = Type.Object({
+  ...PeriodQuery.properties,
+  ...PagingQuery,
+  email: Type.Optional(
+    Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'Only this address (case-insensitive)' }),
+  ),
+});
+export type ViewersQuery = Static<typeof ViewersQuery>;
+
+export const IdentifiedViewer = Type.Object({
+  email: Type.String(),
+  first_seen: Type.Integer({ description: 'Unix seconds: the first identified view of the period' }),
+  last_seen: Type.Integer({ description: 'Unix seconds: the latest identified view of the period' }),
+  loads: Type.Integer({ description: 'Player loads in which the address was given' }),
+  total_watch_seconds: Type.Number({ description: 'Seconds of playback in those loads' }),
+  players: Type.Array(
+    Type.Object({
+      player_id: Type.Integer(),
+      uuid: Type.String(),
+      name: Type.String(),
+      views: Type.Integer(),
+      total_watch_seconds: Type.Number(),
+      furthest_percent: Type.Union([Type.Integer(), Type.Null()], { description: 'The furthest view milestone reached (0, 25, 50, 75, 100)' }),
+    }),
+  ),
+});
+export type IdentifiedViewer = Static<typeof IdentifiedViewer>;
+
+export const ViewerList = Type.Object({ viewers: Type.Array(IdentifiedViewer), summary: Summary });

@@ -1,12 +1,23 @@
 import { createHash } from 'node:crypto';
 import { GroupCommit } from '../../lib/group-commit.ts';
 import { invalidField } from '../../lib/errors.ts';
+import type { Listing, Page } from '../../lib/paging.ts';
 import type { CtasService } from '../ctas/ctas.service.ts';
 import type { PlayersService } from '../players/players.service.ts';
 import type { VideosService } from '../videos/videos.service.ts';
 import type { AnalyticsRepository, NewAnalyticsEvent } from './analytics.repository.ts';
 import type { PlayerTotals } from './analytics.repository.ts';
-import type { CtaAnalytics, Interval, OrganizationAnalytics, PeriodQuery, PlayerAnalytics, PlayerSeries, Retention } from './analytics.schemas.ts';
+import type {
+  CtaAnalytics,
+  IdentifiedViewer,
+  Interval,
+  OrganizationAnalytics,
+  PeriodQuery,
+  PlayerAnalytics,
+  PlayerSeries,
+  Retention,
+  ViewersQuery,
+} from './analytics.schemas.ts';
 import type { ClientFacts } from './client-facts.ts';
 
 const DAY_MS = 86_400_000;
@@ -225,6 +236,42 @@ export class AnalyticsService {
       .slice(0, 3)
       .map((d) => ({ second: d.second, share_lost: ratio(d.lost, stretches.length) }));
     return { video_id: videoId, from: period.from, to: period.to, duration, views: stretches.length, interval_seconds: step, points, drop_offs: drops };
+  }
+
+  /** Identified viewers, the most recently seen first, with what each played per player. */
+  async viewers(organizationId: number, scope: { player?: PlayerRef }, query: ViewersQuery, page: Page): Promise<Listing<IdentifiedViewer>> {
+    const period = periodOf(query);
+    const playerId = scope.player ? (await this.player(organizationId, scope.player)).id : undefined;
+    const email = query.email?.toLowerCase();
+    const { rows, total } = await this.repo.identifiedViewers(organizationId, { playerId, email }, period.fromMs, period.toMs, page);
+    const watched = await this.repo.watchedBy(
+      organizationId,
+      rows.map((r) => r.email),
+      playerId,
+      period.fromMs,
+      period.toMs,
+    );
+    const items = rows.map((r) => {
+      const players = watched
+        .filter((w) => w.email === r.email)
+        .map((w) => ({
+          player_id: w.player_id,
+          uuid: w.uuid,
+          name: w.name,
+          views: w.views,
+          total_watch_seconds: Math.round(w.watch_seconds * 10) / 10,
+          furthest_percent: w.furthest_percent,
+        }));
+      return {
+        email: r.email,
+        first_seen: Math.floor(r.first_seen / 1000),
+        last_seen: Math.floor(r.last_seen / 1000),
+        loads: r.loads,
+        total_watch_seconds: Math.round(players.reduce((sum, p) => sum + p.total_watch_seconds, 0) * 10) / 10,
+        players,
+      };
+    });
+    return { items, total };
   }
 
   async organizationSummary(organizationId: number, query: PeriodQuery): Promise<OrganizationAnalytics> {
