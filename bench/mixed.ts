@@ -99,7 +99,7 @@ function rssMb(pid: number): number {
   }
 }
 
-interface Server {
+export interface Server {
   base: string;
   tokens: string[];
   pid: number;
@@ -111,10 +111,10 @@ interface Server {
  * job runner, live ingest and housekeeping), LOG_LEVEL=warn. The first organization is the one the
  * first start makes (its owner token in DATA_DIR/owner-token); the others come from the CLI.
  */
-async function startServer(env: Record<string, string>): Promise<Server> {
+export async function startServer(env: Record<string, string>, orgs = ORGS): Promise<Server> {
   // BENCH_SLOW_MS: bench/server.ts instead (the app under tsx), which can say what it sees (bench/diagnostics.ts).
   if (process.env.BENCH_SLOW_MS) {
-    const started = await startChild('server.ts', { ...env, BENCH_ORGS: String(ORGS) });
+    const started = await startChild('server.ts', { ...env, BENCH_ORGS: String(orgs) });
     const { port, tokens, pid } = started.info as { port: number; tokens: string[]; pid: number };
     return { base: `http://127.0.0.1:${port}`, tokens, pid, stop: () => stopChild(started.child) };
   }
@@ -138,7 +138,7 @@ async function startServer(env: Record<string, string>): Promise<Server> {
     await new Promise((r) => setTimeout(r, 50));
   }
   const tokens = [fs.readFileSync(tokenFile, 'utf8').trim()];
-  for (let i = 1; i < ORGS; i++) {
+  for (let i = 1; i < orgs; i++) {
     const out = execFileSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'org', 'create', '--name', `Bench ${i}`], {
       cwd: root,
       env: all,

@@ -23,6 +23,7 @@ import { runColdStartBench } from './cold-start.ts';
 import { api, postgresUrl, startChild, stopChild, withSchema } from './children.ts';
 import { runSizeBench } from './size.ts';
 import { runMixedBench } from './mixed.ts';
+import { runAnalyticsBench } from './analytics.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -113,7 +114,7 @@ async function main() {
   // `target`: the issue's targets apply (SQLite); the PostgreSQL row is printed for information.
   const rows: Array<{ m: Measurement; ratio: number | null; target: boolean }> = [];
   let failed = false;
-  // BENCH_ONLY=api|cold|size|mixed|media|live|glass|storage runs one part; by default all run, one after the other.
+  // BENCH_ONLY=api|cold|size|mixed|analytics|media|live|glass|storage runs one part; by default all run, one after the other.
   const only = process.env.BENCH_ONLY;
   try {
     if (only && only !== 'api') return void (await runMediaAndLive(only));
@@ -192,6 +193,7 @@ async function runMediaAndLive(only?: string): Promise<boolean> {
   if (!only || only === 'cold') ok = (await runColdStartBench()).every((r) => r.pass) && ok;
   if (!only || only === 'size') ok = (await runSizeBench()).every((r) => r.pass) && ok;
   if (!only || only === 'mixed') ok = (await runMixedBench()).every((r) => r.pass) && ok;
+  if (!only || only === 'analytics') ok = (await runAnalyticsBench()).pass && ok;
   if (!only || only === 'live') {
     const live = await runLiveBench();
     printLiveBench(live);

@@ -7,7 +7,7 @@ import type { Database } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { uncoveredTables } from '../src/db/pg-change-triggers.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
-import { createOrg, createPlayer, createUser, userClient, type OrgContext } from './helpers/factories.ts';
+import { BROWSER_UA, createOrg, createPlayer, createUser, userClient, type OrgContext } from './helpers/factories.ts';
 
 const P = '/dashboard/v1';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -57,6 +57,25 @@ describe.each(dialects)('read cache on %s', (dialect) => {
       if (Date.now() > deadline) throw new Error('no change notification within 2 s');
     }
   }
+
+  it("a viewer's report (analytics_events and its rate limit's counter, which no cached read reads) leaves the change clock alone; a CTA write moves it", async () => {
+    const player = await createPlayer(org.api);
+    const report = (load: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/watch/${player.uuid}/analytics`,
+        headers: { 'user-agent': BROWSER_UA },
+        payload: { type: 'view', percent_watched: 0, chapter: 0, player_load_id: load, visitor_uuid: 'v' },
+      });
+    await sleep(dialect === 'postgres' ? 100 : 3); // notifications of the setup's writes have landed
+    const before = t.database.clock.now();
+    for (const load of ['a', 'b', 'c']) expect((await report(load)).statusCode).toBe(204);
+    await sleep(dialect === 'postgres' ? 100 : 3);
+    expect(await t.database.db.selectFrom('analytics_events').select('id').where('player_id', '=', player.id).execute()).toHaveLength(3);
+    expect(t.database.clock.now()).toBe(before);
+    await newCta();
+    expect(t.database.clock.now()).not.toBe(before);
+  });
 
   async function readTwice(url: string, api = org.api) {
     const first = await api.get(url);

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { CHANGE_CHANNEL } from './pg-connection.ts';
+import { UNCACHED_TABLES } from './uncached-tables.ts';
 
 const FUNCTION = 'reelbase_notify_change';
 const ROW_TRIGGER = 'reelbase_changes_rows';
@@ -25,6 +26,11 @@ export async function installChangeTriggers(db: Kysely<any>): Promise<void> {
         return null;
       end
       $$`.execute(trx);
+    // Tables no cached read reads: their writes notify no one (and a trigger a release installed goes).
+    for (const table of UNCACHED_TABLES) {
+      await sql`drop trigger if exists ${sql.ref(ROW_TRIGGER)} on ${sql.table(table)}`.execute(trx);
+      await sql`drop trigger if exists ${sql.ref(TRUNCATE_TRIGGER)} on ${sql.table(table)}`.execute(trx);
+    }
     const missing = await uncoveredTables(trx);
     for (const table of missing) {
       await sql`create trigger ${sql.ref(ROW_TRIGGER)} after insert or update or delete on ${sql.table(table)}
@@ -41,6 +47,7 @@ export async function uncoveredTables(db: Kysely<any>): Promise<string[]> {
     select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
     where n.nspname = current_schema() and c.relkind in ('r', 'p') and c.relname not like 'kysely\\_%'
       and not exists (select 1 from pg_trigger t where t.tgrelid = c.oid and t.tgname = ${ROW_TRIGGER})
+      and c.relname not in (${sql.join([...UNCACHED_TABLES])})
     order by 1`.execute(db);
   return rows.map((r) => r.name);
 }

@@ -2,11 +2,16 @@ import type pg from 'pg';
 import { pgDriver } from './pg-driver.ts';
 import type { PostgresPool } from 'kysely';
 import type { PgChangeClock } from './change-clock.ts';
+import { writesOnlyUncached } from './uncached-tables.ts';
 
 /** The channel the change triggers notify on (src/db/pg-change-triggers.ts); the payload is the schema. */
 export const CHANGE_CHANNEL = 'reelbase_changes';
 
 const wrapped = new WeakSet<object>();
+
+/** The SQL text of a `client.query` call (a string or a query config). */
+const textOf = (arg: unknown): string =>
+  typeof arg === 'string' ? arg : typeof (arg as { text?: unknown })?.text === 'string' ? (arg as { text: string }).text : '';
 
 // Results that cannot have changed anything another read could see.
 function unchanged(result: pg.QueryResult): boolean {
@@ -38,7 +43,7 @@ export function wrapPgPool(pool: pg.Pool, onChange: () => void): PostgresPool {
           else if (command === 'COMMIT' || command === 'ROLLBACK') {
             if (wrote) onChange();
             wrote = false;
-          } else if (!result || !unchanged(result)) {
+          } else if ((!result || !unchanged(result)) && !writesOnlyUncached(textOf(args[0]))) {
             wrote = true;
             onChange();
           }

@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteDatabase } from 'kysely';
+import { writesOnlyUncached } from './uncached-tables.ts';
 
 // better-sqlite3 refuses to bind JS booleans; PostgreSQL takes them as they are. Mapping them to 1/0
 // here keeps repositories free of dialect checks (rows come back as 0/1 and mappers use Boolean()).
@@ -26,7 +27,7 @@ class Prepared {
     private readonly onChange: () => void,
   ) {
     this.reader = stmt.reader;
-    this.writes = !stmt.readonly;
+    this.writes = !stmt.readonly && !writesOnlyUncached(sql);
   }
 
   all(params: ReadonlyArray<unknown>) {
