@@ -198,7 +198,7 @@ export function createContainer({ config, database, mailer = createMailer(config
     videos,
     watch: new WatchService(config, r.watch, watchPages, audience, new AccessCodes(config.signingSecret!), embed, grants),
     playback: new PlaybackService(r.watch, grants, audience, players, captions, livePlayback, media, thumbnails, watchPages),
-    viewerReports: new ViewerReportsService(db, r.watch, players, audience, webhooks, embed, analytics),
+    viewerReports: new ViewerReportsService(db, r.watch, audience, webhooks, embed, analytics),
     webhooks,
   };
 

@@ -13,11 +13,25 @@ export interface ClientFacts {
 
 const DEVICES = new Set(['desktop', 'mobile', 'tablet', 'tv']);
 
-export function clientFacts(headers: Record<string, string | string[] | undefined>): ClientFacts {
-  const ua = typeof headers['user-agent'] === 'string' ? headers['user-agent'] : '';
-  const optedOut = headers.dnt === '1' || headers['sec-gpc'] === '1';
-  if (!ua || isbot(ua)) return { bot: Boolean(ua), optedOut, device: 'other', browser: 'Other' };
+/** What a user agent says, kept per distinct string: viewers of a page send a handful of them, many times. */
+const known = new Map<string, Omit<ClientFacts, 'optedOut'>>();
+const KNOWN_MAX = 2000;
+
+function classify(ua: string): Omit<ClientFacts, 'optedOut'> {
+  if (!ua || isbot(ua)) return { bot: Boolean(ua), device: 'other', browser: 'Other' };
   const parsed = Bowser.parse(ua);
   const type = parsed.platform.type ?? '';
-  return { bot: false, optedOut, device: DEVICES.has(type) ? (type as ClientFacts['device']) : 'other', browser: parsed.browser.name ?? 'Other' };
+  return { bot: false, device: DEVICES.has(type) ? (type as ClientFacts['device']) : 'other', browser: parsed.browser.name ?? 'Other' };
+}
+
+export function clientFacts(headers: Record<string, string | string[] | undefined>): ClientFacts {
+  const ua = typeof headers['user-agent'] === 'string' ? headers['user-agent'].slice(0, 512) : '';
+  const optedOut = headers.dnt === '1' || headers['sec-gpc'] === '1';
+  let facts = known.get(ua);
+  if (!facts) {
+    facts = classify(ua);
+    if (known.size >= KNOWN_MAX) known.clear();
+    known.set(ua, facts);
+  }
+  return { ...facts, optedOut };
 }

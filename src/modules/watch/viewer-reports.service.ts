@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { invalidField } from '../../lib/errors.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import type { PlayersService } from '../players/players.service.ts';
 import type { WebhooksService } from '../webhooks/webhooks.service.ts';
 import type { Audience } from './audience.ts';
 import type { EmbedCode } from './embed-code.ts';
@@ -31,7 +30,6 @@ export class ViewerReportsService {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly repo: WatchRepository,
-    private readonly players: PlayersService,
     private readonly audience: Audience,
     private readonly webhooks: WebhooksService,
     private readonly embed: EmbedCode,
@@ -51,25 +49,25 @@ export class ViewerReportsService {
     if (field && beacon[field] === undefined) throw invalidField(field, `is required for ${beacon.type}`);
     const player = await this.repo.findPlayer(uuid.toLowerCase());
     if (!player || (await this.audience.refusal(player, ip, nowSeconds()))) return false;
-    // Chapters come in position order (ChaptersRepository.forPlayers), as the page lists them.
-    const chapter = (await this.players.withChapters(player)).chapters_attributes[beacon.chapter];
+    // Chapters in position order, as the page lists them.
+    const chapter = await this.repo.chapterAt(player.id, beacon.chapter);
     if (!chapter) return false;
     await admit();
     const kept = await this.analytics.collect({
       organizationId: player.organization_id,
       playerId: player.id,
-      videoId: chapter.video_id ?? null,
+      videoId: chapter.video_id,
       beacon,
       client,
     });
     // A replayed report, or a bot's, is not delivered again (or at all).
-    if (!kept || !WEBHOOK_TYPES.has(beacon.type)) return true;
+    if (!kept || !WEBHOOK_TYPES.has(beacon.type) || !(await this.webhooks.subscribed(player.organization_id, 'analytics', beacon.type))) return true;
     const fields: Record<string, unknown> = {
       visitor_vidyard_uuid: beacon.visitor_uuid,
       player_uuid: player.uuid,
       player_name: player.name,
       video_id: chapter.video_id,
-      video_name: chapter.video_attributes?.name ?? null,
+      video_name: chapter.video_name ?? null,
       player_load_id: beacon.player_load_id,
     };
     if (beacon.type === 'view')

@@ -28,6 +28,20 @@ export class WatchRepository {
       .executeTakeFirst();
   }
 
+  /** The chapter at `index` in play order (position, then id, as the page lists them), with its video's name. */
+  chapterAt(playerId: number, index: number): Promise<{ video_id: number; video_name: string | null } | undefined> {
+    return this.db
+      .selectFrom('chapters')
+      .leftJoin('videos', 'videos.id', 'chapters.video_id')
+      .select(['chapters.video_id', 'videos.name as video_name'])
+      .where('chapters.player_id', '=', playerId)
+      .orderBy('chapters.position')
+      .orderBy('chapters.id')
+      .limit(1)
+      .offset(index)
+      .executeTakeFirst();
+  }
+
   findAccessManager(playerId: number): Promise<WatchAccessRow | undefined> {
     return this.db
       .selectFrom('access_managers')

@@ -75,6 +75,11 @@ export class WebhooksService {
    * transaction of the change that causes it, so that a rolled-back change sends nothing. Answers how
    * many messages were enqueued.
    */
+  /** Whether any of the organization's webhooks of `kind` subscribed to `event` (so that notify has work to do). */
+  async subscribed(organizationId: number, kind: WebhookKind, event: string): Promise<boolean> {
+    return (await this.repo.list(organizationId, kind)).some((h) => parseStringList(h.event_subscriptions).includes(event));
+  }
+
   async notify(db: Kysely<DB>, organizationId: number, kind: WebhookKind, event: string, fields: Record<string, unknown>): Promise<number> {
     const repo = this.repo.with(db);
     const hooks = (await repo.list(organizationId, kind)).filter((h) => parseStringList(h.event_subscriptions).includes(event));
