@@ -49,9 +49,18 @@ describe.each(dialects)('stored analytics on %s', (dialect) => {
     };
     await send('load-1', attention);
     await send('load-1', attention); // a replayed beacon
-    await send('load-1', { type: 'cta_impression', event_id: 7 });
-    await send('load-1', { type: 'cta_click', event_id: 7 });
-    await send('load-1', { type: 'cta_click', event_id: 7 });
+    const cta = (
+      await org.api.post(`${P}/ctas`, {
+        chapter_id: player.chapters_attributes[0].id,
+        second: 1,
+        duration: 5,
+        width: 200,
+        html: '<a href="https://example.com">Go</a>',
+      })
+    ).body;
+    await send('load-1', { type: 'cta_impression', event_id: cta.id });
+    await send('load-1', { type: 'cta_click', event_id: cta.id });
+    await send('load-1', { type: 'cta_click', event_id: cta.id });
     await send('load-1', { type: 'identified_view', email: 'Viewer@Example.com' });
     // Load 2 (the same visitor's phone, Do-Not-Track): plays both chapters a little.
     await send('load-2', { type: 'load' }, { 'user-agent': IPHONE_UA, dnt: '1' });
@@ -63,6 +72,8 @@ describe.each(dialects)('stored analytics on %s', (dialect) => {
     await send('load-4', { type: 'load' }, { 'user-agent': 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)' });
     await send('load-4', { type: 'view', percent_watched: 0 }, { 'user-agent': 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)' });
 
+    // The chapter watched again in the same load: the same stretches, a new report (seq), kept too.
+    await send('load-1', { ...attention, seq: 2 });
     const rows = await stored(player.id);
     expect(rows.filter((r) => r.session_id === 'load-4')).toEqual([]);
     expect(rows.filter((r) => r.type === 'view' && r.session_id === 'load-1').map((r) => r.percent)).toEqual([0, 25, 50, 75, 100]);
@@ -79,7 +90,7 @@ describe.each(dialects)('stored analytics on %s', (dialect) => {
     const kept = rows.find((r) => r.type === 'attention_span' && r.session_id === 'load-1')!;
     expect(JSON.parse(kept.watched!)).toEqual([[0, 10]]);
     expect(Number(kept.watched_seconds)).toBe(14.5);
-    expect(rows.filter((r) => r.type === 'attention_span')).toHaveLength(2);
+    expect(rows.filter((r) => r.type === 'attention_span')).toHaveLength(3);
     expect(rows.find((r) => r.type === 'identified_view')!.email).toBe('viewer@example.com');
     expect(rows.filter((r) => r.type === 'cta_click')).toHaveLength(1);
 
@@ -96,8 +107,8 @@ describe.each(dialects)('stored analytics on %s', (dialect) => {
       unique_viewers: 2,
       play_rate: 0.6667,
       completion_rate: 0.3333,
-      average_view_seconds: 5.7,
-      total_watch_seconds: 17,
+      average_view_seconds: 10.5,
+      total_watch_seconds: 31.5,
       identified_viewers: 1,
       cta_clicks: 1,
     });
@@ -175,6 +186,12 @@ describe.each(dialects)('stored analytics on %s', (dialect) => {
     expect(res.body).toMatchObject({ cta_id: cta.body.id, impressions: 4, clicks: 1, click_through_rate: 0.25 });
     const other = await createOrg(t);
     expect((await other.api.get(`${P}/analytics/ctas/${cta.body.id}`)).status).toBe(404);
+    // Reports about a CTA this player does not show (another player's, another organization's) are refused and count nothing.
+    const elsewhere = await createPlayer(org.api);
+    expect((await beacon(elsewhere.uuid, 'c9', { type: 'cta_click', event_id: cta.body.id })).statusCode).toBe(422);
+    const theirs = await createPlayer(other.api);
+    expect((await beacon(theirs.uuid, 'c9', { type: 'cta_click', event_id: cta.body.id })).statusCode).toBe(422);
+    expect((await org.api.get(`${P}/analytics/ctas/${cta.body.id}`)).body).toMatchObject({ impressions: 4, clicks: 1 });
   });
 
   it('retention: the share of views still watching at each second, and where they left', async () => {
@@ -199,6 +216,12 @@ describe.each(dialects)('stored analytics on %s', (dialect) => {
       { second: 2, share_lost: 0.3333 },
       { second: 4, share_lost: 0.3333 },
     ]);
+    // Many stretches (as many as a report may carry, from many loads) are a curve, never an error.
+    const many = Array.from({ length: 500 }, (_, i) => [i * 0.02, i * 0.02 + 0.01]);
+    for (let i = 0; i < 40; i++) await watch(`m${i}`, many);
+    const busy = await org.api.get(`${P}/analytics/videos/${videoId}/retention`);
+    expect(busy.status, busy.raw.slice(0, 200)).toBe(200);
+    expect(busy.body.views).toBe(43);
     const other = await createOrg(t);
     expect((await other.api.get(`${P}/analytics/videos/${videoId}/retention`)).status).toBe(404);
   });

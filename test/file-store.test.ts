@@ -152,6 +152,32 @@ describe('the S3 store deletes folders without listing the bucket', () => {
   });
   const put = (key: string) => store.put(key, Readable.from([Buffer.from(key)]));
 
+  it('records the objects of an earlier release once, by the only listing, and then deletes them like any other', async () => {
+    // Written before the index: straight to the bucket, not through the store.
+    const { PutObjectCommand } = await import('@aws-sdk/client-s3');
+    for (const k of ['videos/old1/r0/sd.mp4', 'videos/old1/r0/thumbnail-0.jpg', 'live/old2/p0001/seg-1.ts']) {
+      await store.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `media/${k}`, Body: k }));
+    }
+    expect(await index.under('videos/old1', 10)).toEqual([]);
+    // Until they are recorded, a delete finds them by listing (as before the index).
+    await store.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: 'media/videos/old0/r0/sd.mp4', Body: 'old' }));
+    sent.length = 0;
+    await store.delete('videos/old0');
+    expect(sent).toContain('ListObjectsV2Command');
+    expect(await store.stat('videos/old0/r0/sd.mp4')).toBeNull();
+    sent.length = 0;
+    expect(await store.indexExisting()).toBeGreaterThanOrEqual(3);
+    expect(sent.filter((c) => c === 'ListObjectsV2Command').length).toBeGreaterThan(0);
+    expect(await index.under('videos/old1', 10)).toEqual(['videos/old1/r0/sd.mp4', 'videos/old1/r0/thumbnail-0.jpg']);
+    sent.length = 0;
+    expect(await store.indexExisting()).toBe(0); // once ever
+    expect(sent).toEqual([]);
+    await store.delete('videos/old1');
+    await store.delete('live/old2');
+    expect(sent).not.toContain('ListObjectsV2Command');
+    for (const k of ['videos/old1/r0/sd.mp4', 'live/old2/p0001/seg-1.ts']) expect(await store.stat(k), k).toBeNull();
+  });
+
   it('records every key it writes, and deletes a folder, the folder key itself included, from the recorded keys', async () => {
     const keys = ['videos/u5', 'videos/u5/r0/sd.mp4', 'videos/u5/r0/hls/720/seg-1.m4s', 'videos/u5/captions/3-r1.vtt'];
     for (const k of keys) await put(k);
@@ -173,26 +199,6 @@ describe('the S3 store deletes folders without listing the bucket', () => {
     expect(await index.under('videos/u6', 10)).toEqual(['videos/u6/r0/sd.mp4']);
     await store.delete('videos/u6');
     expect(await index.under('videos/u6', 10)).toEqual([]);
-  });
-
-  it('records the objects of an earlier release once, by the only listing, and then deletes them like any other', async () => {
-    // Written before the index: straight to the bucket, not through the store.
-    const { PutObjectCommand } = await import('@aws-sdk/client-s3');
-    for (const k of ['videos/old1/r0/sd.mp4', 'videos/old1/r0/thumbnail-0.jpg', 'live/old2/p0001/seg-1.ts']) {
-      await store.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `media/${k}`, Body: k }));
-    }
-    expect(await index.under('videos/old1', 10)).toEqual([]);
-    sent.length = 0;
-    expect(await store.indexExisting()).toBeGreaterThanOrEqual(3);
-    expect(sent.filter((c) => c === 'ListObjectsV2Command').length).toBeGreaterThan(0);
-    expect(await index.under('videos/old1', 10)).toEqual(['videos/old1/r0/sd.mp4', 'videos/old1/r0/thumbnail-0.jpg']);
-    sent.length = 0;
-    expect(await store.indexExisting()).toBe(0); // once ever
-    expect(sent).toEqual([]);
-    await store.delete('videos/old1');
-    await store.delete('live/old2');
-    expect(sent).not.toContain('ListObjectsV2Command');
-    for (const k of ['videos/old1/r0/sd.mp4', 'live/old2/p0001/seg-1.ts']) expect(await store.stat(k), k).toBeNull();
   });
 });
 
@@ -273,6 +279,28 @@ describe('the S3 store keeps slices of media files read by range', () => {
       .then(read)
       .catch((e: NodeJS.ErrnoException) => e);
     expect((err as NodeJS.ErrnoException).code).toBe('ENOENT');
+  });
+
+  it('never fails a reader when slices are evicted while others are being read', async () => {
+    const config = loadConfig({ ...s3.env, DATA_DIR: tmp, LOG_LEVEL: 'silent' });
+    if (config.storage.kind !== 's3') throw new Error('S3 expected');
+    const small = new S3FileStore({
+      client: storageClientConfig(config),
+      location: config.storage.location,
+      index,
+      readCacheBytes: 3 * SLICE,
+      sliceBytes: SLICE,
+    });
+    const data = crypto.randomBytes(12 * SLICE);
+    await small.put('videos/sl4/r0/hd.mp4', Readable.from([data]));
+    for (let round = 0; round < 3; round++) {
+      const reads = Array.from({ length: 12 }, (_, i) =>
+        small.createReadStream('videos/sl4/r0/hd.mp4', { start: i * SLICE + 5, end: i * SLICE + 500 }).then(read),
+      );
+      const got = await Promise.all(reads);
+      got.forEach((bytes, i) => expect(bytes.equals(data.subarray(i * SLICE + 5, i * SLICE + 501)), `slice ${i}`).toBe(true));
+    }
+    expect(small.slices!.bytes).toBeLessThanOrEqual(3 * SLICE);
   });
 
   it('reads other areas (live output, rewritten in place) straight from the bucket', async () => {

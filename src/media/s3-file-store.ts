@@ -161,6 +161,9 @@ export class S3FileStore implements FileStore {
     this.objectKey(folder); // refuses what is not a key
     for (const key of this.stats.keys()) if (key === folder || key.startsWith(`${folder}/`)) this.stats.delete(key);
     this.slices?.forget(folder);
+    // Until the objects of an earlier release are recorded (indexExisting), a folder may hold objects
+    // the index does not know: those are found by listing, as before the index.
+    if (!(await this.index.isComplete())) await this.deleteListed(folder);
     for (;;) {
       const keys = await this.index.under(folder, 1000);
       if (keys.length === 0) return;
@@ -170,6 +173,22 @@ export class S3FileStore implements FileStore {
       if (failed.length > 0) throw new Error(`Deleting ${prefix} failed for ${failed.length} objects: ${failed[0].Code} ${failed[0].Message}`);
       await this.index.forget(keys);
     }
+  }
+
+  /** Deletes what a listing of the folder finds (only while the index is not complete). */
+  private async deleteListed(folder: string): Promise<void> {
+    const base = this.objectKey(folder);
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new (sdk().ListObjectsV2Command)({ Bucket: this.bucket, Prefix: `${base}/`, ContinuationToken: token }));
+      const Objects = (page.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []));
+      if (Objects.length > 0) {
+        const out = await this.client.send(new (sdk().DeleteObjectsCommand)({ Bucket: this.bucket, Delete: { Objects, Quiet: true } }));
+        const failed = (out.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
+        if (failed.length > 0) throw new Error(`Deleting ${folder} failed for ${failed.length} objects: ${failed[0].Code} ${failed[0].Message}`);
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
   }
 
   /**

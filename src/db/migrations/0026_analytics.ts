@@ -31,6 +31,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('analytics_events_player_idx').on('analytics_events').columns(['organization_id', 'player_id', 'created_at']).execute();
   await db.schema.createIndex('analytics_events_email_idx').on('analytics_events').columns(['email']).execute();
+  await db.schema.createIndex('analytics_events_video_idx').on('analytics_events').columns(['organization_id', 'video_id', 'created_at']).execute();
+  await db.schema.createIndex('analytics_events_cta_idx').on('analytics_events').columns(['organization_id', 'event_id']).execute();
+  await db.schema.createIndex('analytics_events_session_idx').on('analytics_events').columns(['session_id']).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

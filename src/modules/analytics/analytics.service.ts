@@ -37,6 +37,7 @@ export interface ViewerReport {
   event_id?: number;
   watched?: number[][];
   played_seconds?: number;
+  seq?: number;
 }
 
 /** A viewer's report about a real chapter of a player, with what is known of its sender. */
@@ -63,7 +64,7 @@ function dedupKey(playerId: number, b: ViewerReport): string {
       return `${at}:${b.type}:${b.event_id}`;
     case 'attention_span': {
       const digest = createHash('sha256')
-        .update(JSON.stringify([b.buckets, b.watched ?? null, b.played_seconds ?? null]))
+        .update(JSON.stringify([b.seq ?? null, b.buckets, b.watched ?? null, b.played_seconds ?? null]))
         .digest('base64url');
       return `${at}:${b.chapter}:attention:${digest.slice(0, 22)}`;
     }
@@ -219,14 +220,26 @@ export class AnalyticsService {
       if (r.type === 'attention_span' && r.watched) views.get(view)!.push(...(JSON.parse(r.watched) as Array<[number, number]>));
     }
     const stretches = [...views.values()].map(mergeStretches);
-    const longest = Math.max(0, ...stretches.flat().map(([, b]) => b));
+    let longest = 0;
+    for (const list of stretches) for (const [, b] of list) if (b > longest) longest = b;
     const duration = video.seconds ?? Math.ceil(longest);
     const count = duration <= RETENTION_SECONDS ? Math.max(1, Math.ceil(duration)) : RETENTION_POINTS;
     const step = duration <= RETENTION_SECONDS ? 1 : duration / count;
-    const watching = Array.from({ length: count }, (_, i) => {
-      const at = i * step + step / 2;
-      return stretches.filter((list) => list.some(([a, b]) => a <= at && at < b)).length;
-    });
+    // A sweep over the points: each view's (merged, disjoint) stretch adds one viewer to the points
+    // whose middle it covers.
+    const delta = new Array<number>(count + 1).fill(0);
+    for (const list of stretches) {
+      for (const [a, b] of list) {
+        const first = Math.max(0, Math.ceil((a - step / 2) / step));
+        const last = Math.min(count - 1, Math.ceil((b - step / 2) / step) - 1);
+        if (last >= first) {
+          delta[first]++;
+          delta[last + 1]--;
+        }
+      }
+    }
+    const watching: number[] = [];
+    for (let i = 0, n = 0; i < count; i++) watching.push((n += delta[i]));
     const points = watching.map((n, i) => ({ second: Math.round(i * step * 10) / 10, share: ratio(n, stretches.length) }));
     const drops = watching
       .slice(1)

@@ -68,6 +68,8 @@ async function exportData(subject: GdprSubject): Promise<unknown> {
     })),
     analytics_reports: (await repo.analyticsSessionsOf(orgId, email.toLowerCase())).map((r) => ({
       ...r,
+      // Another person who gave an address in the same load is not named here.
+      email: r.email !== null && r.email !== email.toLowerCase() ? '(another address)' : r.email,
       watched_seconds: r.watched_seconds === null ? null : Number(r.watched_seconds),
       created_at: Number(r.created_at),
     })),

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { DB, GdprRequestsTable } from '../../db/schema.ts';
 
 export type GdprRequestRow = Selectable<GdprRequestsTable>;
@@ -205,7 +205,7 @@ export class GdprRepository {
   async renameAnalyticsEmail(organizationId: number, from: string, to: string): Promise<number> {
     const result = await this.db
       .updateTable('analytics_events')
-      .set({ email: to })
+      .set({ email: to, dedup_key: sql<string>`replace(dedup_key, ${`:identified:${from}`}, ${`:identified:${to}`})` })
       .where('organization_id', '=', organizationId)
       .where('email', '=', from)
       .executeTakeFirst();

@@ -42,6 +42,18 @@ export class WatchRepository {
       .executeTakeFirst();
   }
 
+  /** Whether the event (a CTA) shows on the player: one of its chapters', or an organization default. */
+  async isEventOf(eventId: number, player: { id: number; organization_id: number }): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('events')
+      .select('id')
+      .where('id', '=', eventId)
+      .where('organization_id', '=', player.organization_id)
+      .where((eb) => eb.or([eb('player_id', '=', player.id), eb('chapter_id', 'is', null)]))
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   findAccessManager(playerId: number): Promise<WatchAccessRow | undefined> {
     return this.db
       .selectFrom('access_managers')

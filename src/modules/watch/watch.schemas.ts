@@ -65,6 +65,8 @@ export const AnalyticsBeacon = Type.Object({
   watched: Type.Optional(Type.Array(Type.Array(Type.Number({ minimum: 0, maximum: 86_400 }), { minItems: 2, maxItems: 2 }), { maxItems: 500 })),
   /** attention_span: seconds of playback (a stretch watched again counts again). */
   played_seconds: Type.Optional(Type.Number({ minimum: 0, maximum: 86_400 })),
+  /** attention_span: the report's number in its load, so that watching a chapter again is a new report, not a replay. */
+  seq: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
 });
 export type AnalyticsBeacon = Static<typeof AnalyticsBeacon>;
 

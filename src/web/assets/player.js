@@ -105,6 +105,7 @@
  * @property {Array<[number, number]>} [watched]
  * @property {number} [played_seconds]
  * @property {number} [event_id]
+ * @property {number} [seq]
  * @property {string} [embed_url]
  * @property {string} [player_load_id]
  * @property {string} [visitor_uuid]
@@ -303,6 +304,8 @@
   var playhead = null;
   /** Seconds of playback of the chapter in this load (what is watched again counts again). */
   var played = 0;
+  /** Attention reports sent in this load: a chapter watched again is a new report, not a replay of the last. */
+  var attentionSeq = 0;
 
   /**
    * @param {number} from
@@ -372,7 +375,7 @@
       var stretches = watched.slice(0, 500).map(function (s) {
         return /** @type {[number, number]} */ ([Math.round(s[0] * 10) / 10, Math.round(s[1] * 10) / 10]);
       });
-      report({ type: 'attention_span', buckets: buckets, watched: stretches, played_seconds: Math.round(played * 10) / 10 });
+      report({ type: 'attention_span', buckets: buckets, watched: stretches, played_seconds: Math.round(played * 10) / 10, seq: ++attentionSeq });
     }
     played = 0;
     buckets = null;
