@@ -80,25 +80,23 @@ describe.each(dialects)('live output shared by several nodes on %s', (dialect) =
     fs.rmSync(otherDataDir, { recursive: true, force: true });
   });
 
+  /** A DVR stream of 1 s segments, and its instance's details (ingest address, key, player). */
+  async function createBroadcast(name: string) {
+    const created = await org.api.post(`${P}/organizations/${org.organizationId}/live`, {
+      video_options: { video_name: name, description: '', stream_tags: [], segment_length: 1, dvr_enabled: true, disable_notifications: true },
+    });
+    expect(created.status, created.raw).toBe(201);
+    const id = created.body.stream_instance_id as number;
+    return { id, details: (await org.api.get(`${P}/organizations/${org.organizationId}/live/${id}`)).body.instance_details };
+  }
+
   it(
     'a second node serves the playlist and segments of a broadcast ingested by the first, records it, and cleanup empties live/<uuid>',
     { timeout: 180_000 },
     async () => {
-      const created = await org.api.post(`${P}/organizations/${org.organizationId}/live`, {
-        video_options: {
-          video_name: `Two nodes ${dialect}`,
-          description: '',
-          stream_tags: [],
-          segment_length: 1,
-          dvr_enabled: true,
-          disable_notifications: true,
-        },
-      });
-      expect(created.status, created.raw).toBe(201);
-      const id = created.body.stream_instance_id as number;
+      const { id, details: s } = await createBroadcast(`Two nodes ${dialect}`);
       const detail = async () => (await client(other.app, org.token).get(`${P}/organizations/${org.organizationId}/live/${id}`)).body.instance_details;
       // The ingest address is the first node's (the second receives no RTMP).
-      const s = (await org.api.get(`${P}/organizations/${org.organizationId}/live/${id}`)).body.instance_details;
       const pub = publish(t.config.ffmpegPath, `${s.ingest_url}/${s.stream_key}`, 6);
 
       // A viewer of the second node: the watch page's grant, the playlist, every segment it lists.
@@ -181,19 +179,7 @@ describe.each(dialects)('live output shared by several nodes on %s', (dialect) =
       const b = new LiveIngest(onPort0(other.config), other.container.services.liveState, other.container.media);
       const [portA, portB] = [await a.start(), await b.start()];
       try {
-        const created = await org.api.post(`${P}/organizations/${org.organizationId}/live`, {
-          video_options: {
-            video_name: `Failover ${dialect}`,
-            description: '',
-            stream_tags: [],
-            segment_length: 1,
-            dvr_enabled: true,
-            disable_notifications: true,
-          },
-        });
-        expect(created.status, created.raw).toBe(201);
-        const id = created.body.stream_instance_id as number;
-        const s = (await org.api.get(`${P}/organizations/${org.organizationId}/live/${id}`)).body.instance_details;
+        const { id, details: s } = await createBroadcast(`Failover ${dialect}`);
         const detail = async () => (await org.api.get(`${P}/organizations/${org.organizationId}/live/${id}`)).body.instance_details;
         const viewer = client(other.app);
         // Part 1 on node A, which dies (its process stops: the publisher's connection is cut) mid-broadcast.
