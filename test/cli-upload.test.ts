@@ -84,7 +84,7 @@ describe.each(dialects)('the upload command on %s', (dialect) => {
     }
   };
 
-  it('uploads a local file, shows progress on stderr, and with --wait prints the ready video', async () => {
+  it('uploads a local file, shows progress on stderr, and with --wait prints the ready video', { timeout: 90_000 }, async () => {
     const runner = new JobRunner(t.database.db, { handlers: jobHandlers(t.container), backoff: () => 10, pollMs: 10 });
     runner.start();
     try {
