@@ -56,3 +56,32 @@ describe.each(dialects)('migrateToLatest from several processes at once on %s', 
     }
   });
 });
+
+if (dialects.includes('postgres')) {
+  describe('migrations of one PostgreSQL schema and of another', () => {
+    it('do not wait for each other: the migration lock is the schema’s', async () => {
+      const [held] = await freshStore('postgres', 1);
+      const [other] = await freshStore('postgres', 1);
+      const holder = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL! });
+      await holder.connect();
+      try {
+        const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(held.db)).rows[0].s;
+        await holder.query(`select pg_advisory_lock(hashtextextended('reelbase migrations ' || $1, 0))`, [schema]);
+        // The other schema migrates while this one's lock is held …
+        expect((await migrateToLatest(other.db)).results?.length).toBeGreaterThan(0);
+        // … and this one waits for it.
+        let done = false;
+        const waiting = migrateToLatest(held.db).then(() => (done = true));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(done).toBe(false);
+        await holder.query(`select pg_advisory_unlock_all()`);
+        await waiting;
+        expect(done).toBe(true);
+      } finally {
+        await holder.end();
+        await held.destroy();
+        await other.destroy();
+      }
+    });
+  });
+}

@@ -271,7 +271,9 @@ describe.runIf(fs.existsSync(CHROMIUM))('the watch page in Chromium', () => {
       expect(reached.some((l) => l === 'mute' || l === 'unmute')).toBe(true);
       expect(reached.some((l) => /picture in picture/.test(l))).toBe(true);
       expect(reached.some((l) => /fullscreen/.test(l))).toBe(true);
-      expect(reached.filter((l) => /[12] Ladder clip, 0:24$/.test(l.replace(/\s+/g, ' ')))).toHaveLength(2);
+      // Both chapters of the list, each once however often the Tab cycle went round the page.
+      const chapters = new Set(reached.map((l) => /([12]) Ladder clip, 0:24$/.exec(l.replace(/\s+/g, ' '))?.[1]).filter(Boolean));
+      expect([...chapters].sort()).toEqual(['1', '2']);
       expect(problems).toEqual([]);
     } finally {
       await page.close();

@@ -3,7 +3,8 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import type pg from 'pg';
 import { pgDriver } from './pg-driver.ts';
-import { Kysely, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
+import { Kysely, SqliteDialect, type Dialect } from 'kysely';
+import { SchemaPostgresDialect } from './pg-schema-dialect.ts';
 import type { DB } from './schema.ts';
 import { PgChangeClock, SqliteChangeClock, type ChangeClock } from './change-clock.ts';
 import { listenForChanges, wrapPgPool } from './pg-connection.ts';
@@ -37,7 +38,7 @@ export function openDatabase(options: DatabaseOptions): Database {
     };
     const pool = new (pgDriver().Pool)({ ...connection, max: options.poolSize ?? 10 });
     const clock = new PgChangeClock();
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: wrapPgPool(pool, () => clock.changed()) }) });
+    const db = new Kysely<DB>({ dialect: new SchemaPostgresDialect({ pool: wrapPgPool(pool, () => clock.changed()) }) });
     // Named after the schema when one is given, so that an operator (or a test) can tell them apart.
     const listener = { ...connection, application_name: `reelbase changes${options.pgSchema ? ` ${options.pgSchema}` : ''}` };
     const stopListening = listenForChanges(listener, clock);

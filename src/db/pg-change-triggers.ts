@@ -17,8 +17,8 @@ const TRUNCATE_TRIGGER = 'reelbase_changes_truncate';
  */
 export async function installChangeTriggers(db: Kysely<any>): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    // Processes starting together would otherwise race on the function and the triggers.
-    await sql`select pg_advisory_xact_lock(hashtext(${FUNCTION}))`.execute(trx);
+    // Processes starting together would otherwise race on the function and the triggers (of this schema).
+    await sql`select pg_advisory_xact_lock(hashtextextended(${FUNCTION} || ' ' || current_schema(), 0))`.execute(trx);
     await sql`
       create or replace function ${sql.ref(FUNCTION)}() returns trigger language plpgsql as $$
       begin
