@@ -120,7 +120,9 @@ export async function startServer(env: Record<string, string>, orgs = ORGS): Pro
   }
   const port = await freePort();
   const all = { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', RTMP_PORT: String(await freePort()), LOG_LEVEL: 'warn' };
-  const child = spawn(process.execPath, ['scripts/start.mjs'], { cwd: root, env: all, stdio: ['ignore', 'ignore', 'inherit'] });
+  // BENCH_SERVER_NODE_ARGS: flags for the server's Node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), to see where its time goes.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, 'scripts/start.mjs'], { cwd: root, env: all, stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const base = `http://127.0.0.1:${port}`;
   const tokenFile = path.join(env.DATA_DIR, 'owner-token');

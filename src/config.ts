@@ -79,6 +79,8 @@ const EnvSchema = Type.Object({
   /** Stakeholder emails one organization may send per sliding hour (0 disables them). */
   STAKEHOLDER_EMAILS_PER_HOUR: Type.Integer({ minimum: 0, maximum: 100_000, default: 10 }),
   /** Viewers' reports per address and player in 10 minutes; wrong access codes per address and player in 10 minutes. */
+  /** A GeoIP country database (MaxMind `.mmdb`: GeoLite2-Country, GeoIP2, ip-location-db): viewers' reports keep their country. */
+  GEOIP_DATABASE: Type.Optional(Type.String({ minLength: 1 })),
   REPORTS_PER_10_MINUTES: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 600 }),
   ACCESS_CODE_ATTEMPTS_PER_10_MINUTES: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
   /** Where the public limits are counted: Redis when set, else the database (shared by every process either way). */
@@ -136,6 +138,8 @@ export interface Config {
   mailFrom: string;
   stakeholderEmailsPerHour: number;
   limits: { reportsPer10Minutes: number; accessCodeAttemptsPer10Minutes: number };
+  /** GEOIP_DATABASE. */
+  geoipDatabase?: string;
   redisUrl?: string;
   /** Housekeeping (docs/jobs.md, "Retention"). */
   housekeeping: { intervalSeconds: number; doneJobRetentionDays: number; failedJobRetentionDays: number };
@@ -245,6 +249,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM ?? `Reelbase <no-reply@${new URL(publicUrl).hostname}>`,
     stakeholderEmailsPerHour: e.STAKEHOLDER_EMAILS_PER_HOUR,
+    geoipDatabase: e.GEOIP_DATABASE,
     limits: { reportsPer10Minutes: e.REPORTS_PER_10_MINUTES, accessCodeAttemptsPer10Minutes: e.ACCESS_CODE_ATTEMPTS_PER_10_MINUTES },
     redisUrl: e.REDIS_URL,
     housekeeping: {

@@ -7,6 +7,7 @@ import { createFileStore, createMedia, type Media } from './media/media.ts';
 import { ObjectIndexRepository } from './media/object-index.ts';
 import { AccessManagersRepository } from './modules/access-managers/access-managers.repository.ts';
 import { AnalyticsRepository } from './modules/analytics/analytics.repository.ts';
+import { Countries } from './modules/analytics/countries.ts';
 import { AnalyticsService } from './modules/analytics/analytics.service.ts';
 import { AccessManagersService } from './modules/access-managers/access-managers.service.ts';
 import { AllotmentsRepository, EmbedsRepository } from './modules/allotments/allotments.repository.ts';
@@ -149,7 +150,7 @@ export function createContainer({ config, database, mailer = createMailer(config
   const liveRepos = { live: r.live, videos: r.videos, players: r.players, chapters: r.chapters };
 
   const ctas = new CtasService(events);
-  const analytics = new AnalyticsService(r.analytics, players, videos, ctas);
+  const analytics = new AnalyticsService(r.analytics, players, videos, ctas, new Countries(config.geoipDatabase));
   const services = {
     analytics,
     accessManagers: new AccessManagersService(db, r.accessManagers),

@@ -3,6 +3,7 @@
  * kept before they are acknowledged (replays once, bots not at all, opted-out viewers without a
  * visitor id), and `GET /v1/analytics/players/:id` answers the player's figures from them.
  */
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_UA, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
@@ -290,5 +291,89 @@ describe.each(dialects)('stored analytics on %s', (dialect) => {
     expect((await org.api.get(`${P}/analytics/viewers?email=ann@example.com`)).body.viewers).toEqual([]);
     expect((await org.api.get(`${P}/analytics/players/${b.id}/viewers`)).status).toBe(404);
     expect((await own.api.get(`${P}/analytics/viewers?email=not-an-address`)).status).toBe(422);
+  });
+});
+
+// A real country database in the MaxMind format (ip-location-db, CC0), as GEOIP_DATABASE names one.
+const COUNTRY_DB = fileURLToPath(import.meta.resolve('@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb'));
+
+describe.each(dialects)('countries, devices and browsers of the views on %s', (dialect) => {
+  let t: TestApp;
+  let org: OrgContext;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { GEOIP_DATABASE: COUNTRY_DB });
+    org = await createOrg(t);
+  });
+  afterAll(() => t.close());
+
+  it('keeps the country of the address (from GEOIP_DATABASE) and nothing else of it; breaks the views down by country, device and browser', async () => {
+    const player = await createPlayer(org.api);
+    const play = async (load: string, remoteAddress: string, ua = BROWSER_UA) => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/watch/${player.uuid}/analytics`,
+        remoteAddress,
+        headers: { 'user-agent': ua },
+        payload: { type: 'view', percent_watched: 0, player_load_id: load, visitor_uuid: `v-${load}`, chapter: 0 },
+      });
+      expect(res.statusCode).toBe(204);
+    };
+    await play('us-1', '8.8.8.8');
+    await play('us-2', '8.8.4.4', IPHONE_UA);
+    await play('gb-1', '81.2.69.142');
+    await play('gb-2', '::ffff:81.2.69.142'); // an IPv4 viewer on a dual-stack socket
+    await play('ie-1', '2a00:1450:4001::1', IPHONE_UA);
+    await play('lan', '127.0.0.1'); // no country
+
+    const rows = await t.database.db.selectFrom('analytics_events').select(['session_id', 'country']).where('player_id', '=', player.id).execute();
+    expect(Object.fromEntries(rows.map((r) => [r.session_id, r.country]))).toEqual({
+      'us-1': 'US',
+      'us-2': 'US',
+      'gb-1': 'GB',
+      'gb-2': 'GB',
+      'ie-1': 'IE',
+      lan: null,
+    });
+    // Nothing of the address itself is kept, in any column.
+    const everything = JSON.stringify(await t.database.db.selectFrom('analytics_events').selectAll().where('player_id', '=', player.id).execute());
+    for (const address of ['8.8.8.8', '8.8.4.4', '81.2.69.142', '2a00:1450', '127.0.0.1']) expect(everything).not.toContain(address);
+
+    const by = async (what: string) => {
+      const res = await org.api.get(`${P}/analytics/players/${player.id}/breakdown?by=${what}`);
+      expect(res.status, res.raw).toBe(200);
+      return res.body;
+    };
+    const countries = await by('country');
+    expect(countries).toMatchObject({ player_id: player.id, by: 'country' });
+    // Most views first; among equals by code, the unknown last.
+    expect(countries.rows).toEqual([
+      { value: 'GB', views: 2, unique_viewers: 2 },
+      { value: 'US', views: 2, unique_viewers: 2 },
+      { value: 'IE', views: 1, unique_viewers: 1 },
+      { value: null, views: 1, unique_viewers: 1 },
+    ]);
+    expect((await by('device')).rows).toEqual([
+      { value: 'desktop', views: 4, unique_viewers: 4 },
+      { value: 'mobile', views: 2, unique_viewers: 2 },
+    ]);
+    expect((await by('browser')).rows.map((r: { value: string }) => r.value)).toEqual(['Chrome', 'Safari']);
+    expect((await org.api.get(`${P}/analytics/players/uuid=${player.uuid}/breakdown?by=device`)).body.rows).toHaveLength(2);
+    const csv = await org.api.get(`${P}/analytics/players/${player.id}/breakdown?by=country`, { accept: 'text/csv' });
+    expect(csv.status).toBe(200);
+    expect(csv.raw.split('\n')[0]).toContain('unique_viewers');
+    // Bad input is a 4xx; another organization's player is not found.
+    expect((await org.api.get(`${P}/analytics/players/${player.id}/breakdown?by=planet`)).status).toBe(422);
+    expect((await org.api.get(`${P}/analytics/players/${player.id}/breakdown`)).status).toBe(422);
+    const other = await createOrg(t);
+    expect((await other.api.get(`${P}/analytics/players/${player.id}/breakdown?by=country`)).status).toBe(404);
+  });
+});
+
+// Whatever the database: the lookup is opened before the server starts.
+describe('GEOIP_DATABASE', () => {
+  it('refuses to start with a GEOIP_DATABASE that cannot be read or is not a country database', async () => {
+    await expect(createTestApp('sqlite', { GEOIP_DATABASE: '/nonexistent/GeoLite2-Country.mmdb' })).rejects.toThrow(/GEOIP_DATABASE: cannot read/);
+    await expect(createTestApp('sqlite', { GEOIP_DATABASE: fileURLToPath(import.meta.url) })).rejects.toThrow(/GEOIP_DATABASE: .* is not a MaxMind database/);
   });
 });

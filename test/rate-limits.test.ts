@@ -63,6 +63,23 @@ describe.each(dialects)('public limits hold under key floods and are shared by e
     }
   });
 
+  it('reports arriving together are counted together (one statement) and exactly: the limit admits 5 of 12 at once, each with its own remaining count', async () => {
+    const player = await createPlayer(org.api);
+    const ip = '203.0.113.77';
+    const answers = await Promise.all(Array.from({ length: 12 }, () => post(t.app, `/watch/${player.uuid}/analytics`, report, ip)));
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([...Array(5).fill(204), ...Array(7).fill(429)]);
+    // The refused ones say so; the limit was counted once per report, not once per batch.
+    for (const a of answers.filter((x) => x.statusCode === 429)) expect(a.headers['ratelimit-remaining']).toBe('0');
+    // Two addresses in one batch: counted apart.
+    const mixed = await Promise.all(
+      ['203.0.113.78', '203.0.113.79', '203.0.113.78'].map((address) => post(t.app, `/watch/${player.uuid}/analytics`, report, address)),
+    );
+    expect(mixed.map((a) => a.statusCode)).toEqual([204, 204, 204]);
+    // .78 counted 2 in that batch: 3 more, then refused.
+    for (let i = 0; i < 3; i++) expect((await post(t.app, `/watch/${player.uuid}/analytics`, report, '203.0.113.78')).statusCode).toBe(204);
+    expect((await post(t.app, `/watch/${player.uuid}/analytics`, report, '203.0.113.78')).statusCode).toBe(429);
+  });
+
   it('access codes: wrong codes are counted per address and player, a flood elsewhere resets nothing, another node refuses too', async () => {
     const player = await createPlayer(org.api, { access_code: 'sesame' });
     const code = (app: TestApp['app'], access_code: string, uuid = player.uuid) =>

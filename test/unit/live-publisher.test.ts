@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { countParts, EndedParts, readPart, readParts, writePartIndex } from '../../src/live/hls-index.ts';
 import { PartPublisher } from '../../src/live/hls-publisher.ts';
 import { partIndexKey, segmentKey } from '../../src/live/paths.ts';
@@ -85,18 +85,28 @@ describe('publishing a live part to the file store', () => {
     const store = new SlowStore(root);
     const publisher = new PartPublisher(store, UUID, 'p0001', dir);
     publisher.start();
-    await sleep(50);
     // The part exists (empty) before its first segment: the next part is numbered after it.
-    expect(await readPart(store, UUID, 'p0001')).toEqual({ name: 'p0001', segments: [], ended: false });
+    // (Waited for rather than slept on: a loaded machine takes longer than a quiet one.)
+    await vi.waitFor(async () => expect(await readPart(store, UUID, 'p0001')).toEqual({ name: 'p0001', segments: [], ended: false }), { timeout: 5000 });
     expect(await countParts(store, UUID)).toBe(1);
     // Segments come faster than they are stored: several playlist changes during one upload.
     for (let n = 1; n <= 6; n++) {
       ffmpegWrites(dir, n);
       await sleep(15);
     }
-    await sleep(400);
+    await vi.waitFor(
+      async () =>
+        expect((await readPart(store, UUID, 'p0001'))?.segments.map((s) => s.uri)).toEqual([
+          's00000.ts',
+          's00001.ts',
+          's00002.ts',
+          's00003.ts',
+          's00004.ts',
+          's00005.ts',
+        ]),
+      { timeout: 5000 },
+    );
     const live = await readPart(store, UUID, 'p0001');
-    expect(live?.segments.map((s) => s.uri)).toEqual(['s00000.ts', 's00001.ts', 's00002.ts', 's00003.ts', 's00004.ts', 's00005.ts']);
     expect(live?.segments[1]).toEqual({ uri: 's00001.ts', duration: 1.01, programDateTime: '2030-01-01T00:00:00.000+0000' });
     expect(live?.ended).toBe(false);
     // The segment is taken from the packager's folder as soon as it is stored.
@@ -128,8 +138,7 @@ describe('publishing a live part to the file store', () => {
     await sleep(200);
     expect((await readPart(store, UUID, 'p0001'))?.segments).toEqual([]);
     fs.renameSync(path.join(dir, 's00000.ts.tmp'), path.join(dir, 's00000.ts'));
-    await sleep(200);
-    expect((await readPart(store, UUID, 'p0001'))?.segments.map((s) => s.uri)).toEqual(['s00000.ts']);
+    await vi.waitFor(async () => expect((await readPart(store, UUID, 'p0001'))?.segments.map((s) => s.uri)).toEqual(['s00000.ts']), { timeout: 5000 });
     playlist(2, true);
     await publisher.finish();
     expect(await readPart(store, UUID, 'p0001')).toMatchObject({ segments: [{ uri: 's00000.ts' }], ended: true });
@@ -141,7 +150,7 @@ describe('publishing a live part to the file store', () => {
     const publisher = new PartPublisher(store, UUID, 'p0001', dir);
     publisher.start();
     ffmpegWrites(dir, 1);
-    await sleep(300);
+    await vi.waitFor(async () => expect((await readPart(store, UUID, 'p0001'))?.segments).toHaveLength(1), { timeout: 5000 });
     await publisher.abandon();
     const puts = store.puts;
     expect(fs.existsSync(dir)).toBe(false);

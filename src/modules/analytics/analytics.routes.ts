@@ -2,10 +2,12 @@ import type { App, Deps } from '../../http/context.ts';
 import { answerEnvelope } from '../../http/paging.ts';
 import { idParams, UuidParams } from '../../lib/schemas.ts';
 import {
+  BreakdownQuery,
   CtaAnalytics,
   OrganizationAnalytics,
   PeriodQuery,
   PlayerAnalytics,
+  PlayerBreakdown,
   PlayerSeries,
   Retention,
   SeriesQuery,
@@ -60,6 +62,36 @@ export default async function analyticsRoutes(app: App, { config, services }: De
       schema: { tags, summary: "A player's figures per interval, by its uuid", params: UuidParams, querystring: SeriesQuery, response: { 200: PlayerSeries } },
     },
     async (req) => analytics.playerSeries(req.auth.organizationId, { uuid: req.params.uuid }, req.query),
+  );
+
+  app.get(
+    '/v1/analytics/players/:id/breakdown',
+    {
+      config: { list: 'rows' },
+      schema: {
+        tags,
+        summary: "A player's views by country, device class or browser family",
+        params: idParams(1),
+        querystring: BreakdownQuery,
+        response: { 200: PlayerBreakdown },
+      },
+    },
+    async (req) => analytics.playerBreakdown(req.auth.organizationId, { id: req.params.id }, req.query),
+  );
+
+  app.get(
+    '/v1/analytics/players/uuid=:uuid/breakdown',
+    {
+      config: { list: 'rows' },
+      schema: {
+        tags,
+        summary: "A player's views by country, device or browser, by its uuid",
+        params: UuidParams,
+        querystring: BreakdownQuery,
+        response: { 200: PlayerBreakdown },
+      },
+    },
+    async (req) => analytics.playerBreakdown(req.auth.organizationId, { uuid: req.params.uuid }, req.query),
   );
 
   app.get(

@@ -121,3 +121,26 @@ export const IdentifiedViewer = Type.Object({
 export type IdentifiedViewer = Static<typeof IdentifiedViewer>;
 
 export const ViewerList = Type.Object({ viewers: Type.Array(IdentifiedViewer), summary: Summary });
+
+export const BreakdownQuery = Type.Object({
+  ...PeriodQuery.properties,
+  by: Type.Union([Type.Literal('country'), Type.Literal('device'), Type.Literal('browser')], {
+    description: 'country: ISO 3166 code, null when unknown (no GeoIP database); device: desktop, mobile, tablet, tv, other; browser: its family',
+  }),
+});
+export type BreakdownQuery = Static<typeof BreakdownQuery>;
+
+export const PlayerBreakdown = Type.Object({
+  player_id: Type.Integer(),
+  ...Period,
+  by: Type.String(),
+  rows: Type.Array(
+    Type.Object({
+      value: Type.Union([Type.String(), Type.Null()]),
+      views: Type.Integer(),
+      unique_viewers: Type.Integer(),
+    }),
+    { description: 'Most views first' },
+  ),
+});
+export type PlayerBreakdown = Static<typeof PlayerBreakdown>;

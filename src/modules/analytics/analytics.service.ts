@@ -8,17 +8,20 @@ import type { VideosService } from '../videos/videos.service.ts';
 import type { AnalyticsRepository, NewAnalyticsEvent } from './analytics.repository.ts';
 import type { PlayerTotals } from './analytics.repository.ts';
 import type {
+  BreakdownQuery,
   CtaAnalytics,
   IdentifiedViewer,
   Interval,
   OrganizationAnalytics,
   PeriodQuery,
   PlayerAnalytics,
+  PlayerBreakdown,
   PlayerSeries,
   Retention,
   ViewersQuery,
 } from './analytics.schemas.ts';
 import type { ClientFacts } from './client-facts.ts';
+import type { Countries } from './countries.ts';
 
 const DAY_MS = 86_400_000;
 const DEFAULT_DAYS = 30;
@@ -47,6 +50,8 @@ export interface CollectedReport {
   videoId: number | null;
   beacon: ViewerReport;
   client: ClientFacts;
+  /** The sender's address: only its country is kept. */
+  ip: string;
 }
 
 /** The report's identity: the same report sent again (a replay, a retried beacon) is kept once. */
@@ -131,6 +136,7 @@ export class AnalyticsService {
     private readonly players: PlayersService,
     private readonly videos: VideosService,
     private readonly ctas: CtasService,
+    private readonly countries: Countries,
   ) {}
 
   /** Keeps the report; answers whether it was new (false: sent before, or sent by a bot, and not kept). */
@@ -155,7 +161,7 @@ export class AnalyticsService {
       origin: originOf(b.embed_url),
       device: client.device,
       browser: client.browser,
-      country: null,
+      country: this.countries.of(report.ip),
       dedup_key: dedupKey(report.playerId, b),
       created_at: Date.now(),
     });
@@ -170,6 +176,14 @@ export class AnalyticsService {
     const player = await this.player(organizationId, ref);
     const t = await this.repo.totals(organizationId, player.id, period.fromMs, period.toMs);
     return { player_id: player.id, from: period.from, to: period.to, ...figures(t) };
+  }
+
+  /** A player's views by country, device class or browser family. */
+  async playerBreakdown(organizationId: number, ref: PlayerRef, query: BreakdownQuery): Promise<PlayerBreakdown> {
+    const period = periodOf(query);
+    const player = await this.player(organizationId, ref);
+    const rows = await this.repo.breakdown(organizationId, player.id, query.by, period.fromMs, period.toMs);
+    return { player_id: player.id, from: period.from, to: period.to, by: query.by, rows };
   }
 
   /** One row per interval of the period, those without reports included (zeros). */

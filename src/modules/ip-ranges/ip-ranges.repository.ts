@@ -1,5 +1,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
+import { cachedRead } from '../../db/read-cache.ts';
 import type { BlacklistedIpRangesTable, DB } from '../../db/schema.ts';
+import { mapMaybe, type MaybePromise } from '../../lib/maybe-promise.ts';
 
 export type IpRangeRow = Selectable<BlacklistedIpRangesTable>;
 
@@ -37,6 +39,16 @@ export class IpRangesRepository {
   async delete(organizationId: number, id: number): Promise<boolean> {
     const r = await this.db.deleteFrom('blacklisted_ip_ranges').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
     return Number(r.numDeletedRows) > 0;
+  }
+
+  /** Whether the organization has any range: asked by every page, beacon and media request, so cached. */
+  hasAny(organizationId: number): MaybePromise<boolean> {
+    const found = cachedRead(this.db, 'ip-ranges-any', organizationId, async () => ({
+      any:
+        (await this.db.selectFrom('blacklisted_ip_ranges').select('id').where('organization_id', '=', organizationId).limit(1).executeTakeFirst()) !==
+        undefined,
+    }));
+    return mapMaybe(found, (f) => f!.any);
   }
 
   /**

@@ -69,12 +69,12 @@ export class IpRangesService {
 
   /**
    * Whether a client address (IPv4, IPv6 or IPv4-mapped IPv6, as `request.ip` reports it) falls in one
-   * of the organization's blacklisted ranges: a single indexed query. An unparseable address is not
-   * blocked (request.ip always parses).
+   * of the organization's blacklisted ranges: a single indexed query, and none for an organization
+   * without ranges (most of them). An unparseable address is not blocked (request.ip always parses).
    */
   async isBlocked(organizationId: number, address: string): Promise<boolean> {
     const key = addressKey(address);
-    if (key === null) return false;
+    if (key === null || !(await this.repo.hasAny(organizationId))) return false;
     return (await this.repo.findCovering(organizationId, key)) !== undefined;
   }
 }

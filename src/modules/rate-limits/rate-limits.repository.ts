@@ -11,20 +11,23 @@ export interface Counted {
 export class RateLimitsRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  /** Counts one hit of `key` in its window (a new window of `windowMs` when the last one has passed), atomically. */
-  async hit(key: string, windowMs: number, now: number): Promise<Counted> {
-    const row = await this.db
+  /**
+   * Counts `hits` hits of each key in its window (a new window of `windowMs` when the last one has
+   * passed), all in one statement, atomically. Keys must be distinct. Answers each key's count after.
+   */
+  async hitMany(counts: ReadonlyArray<{ key: string; hits: number; windowMs: number }>, now: number): Promise<Map<string, Counted>> {
+    const rows = await this.db
       .insertInto('rate_limits')
-      .values({ key, count: 1, reset_at: now + windowMs })
+      .values(counts.map((c) => ({ key: c.key, count: c.hits, reset_at: now + c.windowMs })))
       .onConflict((oc) =>
         oc.column('key').doUpdateSet({
-          count: sql<number>`case when rate_limits.reset_at <= ${now} then 1 else rate_limits.count + 1 end`,
-          reset_at: sql<number>`case when rate_limits.reset_at <= ${now} then ${now + windowMs} else rate_limits.reset_at end`,
+          count: sql<number>`case when rate_limits.reset_at <= ${now} then excluded.count else rate_limits.count + excluded.count end`,
+          reset_at: sql<number>`case when rate_limits.reset_at <= ${now} then excluded.reset_at else rate_limits.reset_at end`,
         }),
       )
-      .returning(['count', 'reset_at'])
-      .executeTakeFirstOrThrow();
-    return { count: Number(row.count), resetAt: Number(row.reset_at) };
+      .returning(['key', 'count', 'reset_at'])
+      .execute();
+    return new Map(rows.map((r) => [r.key, { count: Number(r.count), resetAt: Number(r.reset_at) }]));
   }
 
   /** The count of `key` in its current window, without counting; zero when the window has passed. */

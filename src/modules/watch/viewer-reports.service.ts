@@ -63,6 +63,7 @@ export class ViewerReportsService {
       videoId: chapter.video_id,
       beacon,
       client,
+      ip,
     });
     // A replayed report, or a bot's, is not delivered again (or at all).
     if (!kept || !WEBHOOK_TYPES.has(beacon.type) || !(await this.webhooks.subscribed(player.organization_id, 'analytics', beacon.type))) return true;

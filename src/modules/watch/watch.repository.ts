@@ -1,4 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
+import { cachedRead } from '../../db/read-cache.ts';
+import { mapMaybe, type MaybePromise } from '../../lib/maybe-promise.ts';
 import type { AccessManagersTable, DB, PlayersTable } from '../../db/schema.ts';
 
 export type WatchPlayerRow = Selectable<PlayersTable> & { organization_name: string };
@@ -18,40 +20,49 @@ export type WatchAccessRow = Pick<
 export class WatchRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  findPlayer(uuid: string): Promise<WatchPlayerRow | undefined> {
-    return this.db
-      .selectFrom('players')
-      .innerJoin('organizations', 'organizations.id', 'players.organization_id')
-      .selectAll('players')
-      .select('organizations.name as organization_name')
-      .where('players.uuid', '=', uuid)
-      .executeTakeFirst();
+  // Every page, beacon and media request starts here: cached until the database changes (src/db/read-cache.ts).
+  findPlayer(uuid: string): MaybePromise<WatchPlayerRow | undefined> {
+    return cachedRead(this.db, 'watch-player', uuid, () =>
+      this.db
+        .selectFrom('players')
+        .innerJoin('organizations', 'organizations.id', 'players.organization_id')
+        .selectAll('players')
+        .select('organizations.name as organization_name')
+        .where('players.uuid', '=', uuid)
+        .executeTakeFirst(),
+    );
   }
 
   /** The chapter at `index` in play order (position, then id, as the page lists them), with its video's name. */
-  chapterAt(playerId: number, index: number): Promise<{ video_id: number; video_name: string | null } | undefined> {
-    return this.db
-      .selectFrom('chapters')
-      .leftJoin('videos', 'videos.id', 'chapters.video_id')
-      .select(['chapters.video_id', 'videos.name as video_name'])
-      .where('chapters.player_id', '=', playerId)
-      .orderBy('chapters.position')
-      .orderBy('chapters.id')
-      .limit(1)
-      .offset(index)
-      .executeTakeFirst();
+  chapterAt(playerId: number, index: number): MaybePromise<{ video_id: number; video_name: string | null } | undefined> {
+    return cachedRead(this.db, 'watch-chapter-at', `${playerId}:${index}`, () =>
+      this.db
+        .selectFrom('chapters')
+        .leftJoin('videos', 'videos.id', 'chapters.video_id')
+        .select(['chapters.video_id', 'videos.name as video_name'])
+        .where('chapters.player_id', '=', playerId)
+        .orderBy('chapters.position')
+        .orderBy('chapters.id')
+        .limit(1)
+        .offset(index)
+        .executeTakeFirst(),
+    );
   }
 
   /** Whether the event (a CTA) shows on the player: one of its chapters', or an organization default. */
-  async isEventOf(eventId: number, player: { id: number; organization_id: number }): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('events')
-      .select('id')
-      .where('id', '=', eventId)
-      .where('organization_id', '=', player.organization_id)
-      .where((eb) => eb.or([eb('player_id', '=', player.id), eb('chapter_id', 'is', null)]))
-      .executeTakeFirst();
-    return row !== undefined;
+  isEventOf(eventId: number, player: { id: number; organization_id: number }): MaybePromise<boolean> {
+    // The answer is kept either way (a miss is not cached, so it is wrapped).
+    const found = cachedRead(this.db, 'watch-event-of', `${player.id}:${eventId}`, async () => ({
+      yes:
+        (await this.db
+          .selectFrom('events')
+          .select('id')
+          .where('id', '=', eventId)
+          .where('organization_id', '=', player.organization_id)
+          .where((eb) => eb.or([eb('player_id', '=', player.id), eb('chapter_id', 'is', null)]))
+          .executeTakeFirst()) !== undefined,
+    }));
+    return mapMaybe(found, (f) => f!.yes);
   }
 
   findAccessManager(playerId: number): Promise<WatchAccessRow | undefined> {

@@ -1,5 +1,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
+import { cachedRead } from '../../db/read-cache.ts';
 import type { DB, WebhooksTable } from '../../db/schema.ts';
+import { mapMaybe, type MaybePromise } from '../../lib/maybe-promise.ts';
 
 export type WebhookRow = Selectable<WebhooksTable>;
 
@@ -16,6 +18,16 @@ export class WebhooksRepository {
 
   list(organizationId: number, kind: string): Promise<WebhookRow[]> {
     return this.db.selectFrom('webhooks').selectAll().where('organization_id', '=', organizationId).where('kind', '=', kind).orderBy('id').execute();
+  }
+
+  /** The event subscriptions (as stored) of the organization's webhooks of `kind`: asked for every viewer report, so cached. */
+  subscriptions(organizationId: number, kind: string): MaybePromise<string[]> {
+    const found = cachedRead(this.db, 'webhook-subscriptions', `${organizationId}:${kind}`, async () => ({
+      lists: (
+        await this.db.selectFrom('webhooks').select('event_subscriptions').where('organization_id', '=', organizationId).where('kind', '=', kind).execute()
+      ).map((r) => r.event_subscriptions),
+    }));
+    return mapMaybe(found, (f) => f!.lists);
   }
 
   async count(organizationId: number, kind: string): Promise<number> {

@@ -70,15 +70,16 @@ export class WebhooksService {
     return (await this.repo.list(organizationId, kind)).map(toWebhook);
   }
 
+  /** Whether any of the organization's webhooks of `kind` subscribed to `event` (so that notify has work to do). */
+  async subscribed(organizationId: number, kind: WebhookKind, event: string): Promise<boolean> {
+    return (await this.repo.subscriptions(organizationId, kind)).some((list) => parseStringList(list).includes(event));
+  }
+
   /**
    * Enqueues `event` for every webhook of the organization of that kind subscribed to it. `db` is the
    * transaction of the change that causes it, so that a rolled-back change sends nothing. Answers how
    * many messages were enqueued.
    */
-  /** Whether any of the organization's webhooks of `kind` subscribed to `event` (so that notify has work to do). */
-  async subscribed(organizationId: number, kind: WebhookKind, event: string): Promise<boolean> {
-    return (await this.repo.list(organizationId, kind)).some((h) => parseStringList(h.event_subscriptions).includes(event));
-  }
 
   async notify(db: Kysely<DB>, organizationId: number, kind: WebhookKind, event: string, fields: Record<string, unknown>): Promise<number> {
     const repo = this.repo.with(db);
