@@ -24,6 +24,7 @@ import { api, postgresUrl, startChild, stopChild, withSchema } from './children.
 import { runSizeBench } from './size.ts';
 import { runMixedBench } from './mixed.ts';
 import { runAnalyticsBench } from './analytics.ts';
+import { runAnalyticsSizeBench } from './analytics-size.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -114,7 +115,7 @@ async function main() {
   // `target`: the issue's targets apply (SQLite); the PostgreSQL row is printed for information.
   const rows: Array<{ m: Measurement; ratio: number | null; target: boolean }> = [];
   let failed = false;
-  // BENCH_ONLY=api|cold|size|mixed|analytics|media|live|glass|storage runs one part; by default all run, one after the other.
+  // BENCH_ONLY=api|cold|size|mixed|analytics|analytics-size|media|live|glass|storage runs one part; by default all run, one after the other.
   const only = process.env.BENCH_ONLY;
   try {
     if (only && only !== 'api') return void (await runMediaAndLive(only));
@@ -194,6 +195,7 @@ async function runMediaAndLive(only?: string): Promise<boolean> {
   if (!only || only === 'size') ok = (await runSizeBench()).every((r) => r.pass) && ok;
   if (!only || only === 'mixed') ok = (await runMixedBench()).every((r) => r.pass) && ok;
   if (!only || only === 'analytics') ok = (await runAnalyticsBench()).pass && ok;
+  if (!only || only === 'analytics-size') ok = (await runAnalyticsSizeBench()).every((r) => r.pass) && ok;
   if (!only || only === 'live') {
     const live = await runLiveBench();
     printLiveBench(live);

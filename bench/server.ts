@@ -15,6 +15,7 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import { createContainer } from '../src/container.ts';
 import { ensureSigningSecret, tuneRuntime } from '../src/runtime.ts';
 import { seedSize } from './seed-size.ts';
+import { seedAnalytics } from './seed-analytics.ts';
 import { watchServer } from './diagnostics.ts';
 
 async function main() {
@@ -34,7 +35,13 @@ async function main() {
   for (let i = 1; i < Number(process.env.BENCH_ORGS ?? 1); i++) tokens.push((await container.services.organizations.createWithOwner(`Bench ${i}`)).token);
   const app = await buildApp({ config, database, container });
   // BENCH_SEED=size: the sizes of issue 15 (bench/size.ts) before the server listens.
-  const seeded = process.env.BENCH_SEED === 'size' ? await seedSize(app, database, token) : {};
+  // BENCH_SEED=analytics: the stored reports of issue 16 (bench/analytics-size.ts).
+  const seeded =
+    process.env.BENCH_SEED === 'size'
+      ? await seedSize(app, database, token)
+      : process.env.BENCH_SEED === 'analytics'
+        ? await seedAnalytics(app, database, token)
+        : {};
   // BENCH_SLOW_MS=n: what the server itself sees on stderr (bench/diagnostics.ts).
   const slowMs = Number(process.env.BENCH_SLOW_MS ?? 0);
   if (slowMs > 0) watchServer(app.server, slowMs);

@@ -60,6 +60,8 @@ export class S3FileStore implements FileStore {
    * two. Dropped at once by this process's own put and delete.
    */
   private readonly stats = new Map<string, { value: StoredFile; until: number }>();
+  /** The object index is known to be complete (indexComplete). */
+  private complete = false;
 
   constructor(options: S3StoreOptions) {
     this.client = new (sdk().S3Client)(options.client);
@@ -163,16 +165,30 @@ export class S3FileStore implements FileStore {
     this.slices?.forget(folder);
     // Until the objects of an earlier release are recorded (indexExisting), a folder may hold objects
     // the index does not know: those are found by listing, as before the index.
-    if (!(await this.index.isComplete())) await this.deleteListed(folder);
+    if (!(await this.indexComplete())) await this.deleteListed(folder);
     for (;;) {
       const keys = await this.index.under(folder, 1000);
       if (keys.length === 0) return;
-      const Objects = keys.map((key) => ({ Key: this.objectKey(key) }));
-      const out = await this.client.send(new (sdk().DeleteObjectsCommand)({ Bucket: this.bucket, Delete: { Objects, Quiet: true } }));
-      const failed = (out.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
-      if (failed.length > 0) throw new Error(`Deleting ${prefix} failed for ${failed.length} objects: ${failed[0].Code} ${failed[0].Message}`);
+      await this.deleteObjects(
+        keys.map((key) => this.objectKey(key)),
+        folder,
+      );
       await this.index.forget(keys);
     }
+  }
+
+  /** Whether the index holds every object (remembered once true: it never becomes false again). */
+  private async indexComplete(): Promise<boolean> {
+    if (!this.complete) this.complete = await this.index.isComplete();
+    return this.complete;
+  }
+
+  /** One DeleteObjects request (at most 1,000 keys, bucket keys); an object already gone is no failure. */
+  private async deleteObjects(objectKeys: string[], folder: string): Promise<void> {
+    const Objects = objectKeys.map((Key) => ({ Key }));
+    const out = await this.client.send(new (sdk().DeleteObjectsCommand)({ Bucket: this.bucket, Delete: { Objects, Quiet: true } }));
+    const failed = (out.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
+    if (failed.length > 0) throw new Error(`Deleting ${folder} failed for ${failed.length} objects: ${failed[0].Code} ${failed[0].Message}`);
   }
 
   /** Deletes what a listing of the folder finds (only while the index is not complete). */
@@ -181,12 +197,8 @@ export class S3FileStore implements FileStore {
     let token: string | undefined;
     do {
       const page = await this.client.send(new (sdk().ListObjectsV2Command)({ Bucket: this.bucket, Prefix: `${base}/`, ContinuationToken: token }));
-      const Objects = (page.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []));
-      if (Objects.length > 0) {
-        const out = await this.client.send(new (sdk().DeleteObjectsCommand)({ Bucket: this.bucket, Delete: { Objects, Quiet: true } }));
-        const failed = (out.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
-        if (failed.length > 0) throw new Error(`Deleting ${folder} failed for ${failed.length} objects: ${failed[0].Code} ${failed[0].Message}`);
-      }
+      const keys = (page.Contents ?? []).flatMap((o) => (o.Key ? [o.Key] : []));
+      if (keys.length > 0) await this.deleteObjects(keys, folder);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
   }
@@ -196,7 +208,7 @@ export class S3FileStore implements FileStore {
    * listing of the store there ever is; later starts see the index complete and list nothing.
    */
   async indexExisting(): Promise<number> {
-    if (await this.index.isComplete()) return 0;
+    if (await this.indexComplete()) return 0;
     const base = this.prefix ? `${this.prefix}/` : '';
     let recorded = 0;
     let token: string | undefined;
@@ -208,6 +220,7 @@ export class S3FileStore implements FileStore {
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
     await this.index.markComplete();
+    this.complete = true;
     return recorded;
   }
 

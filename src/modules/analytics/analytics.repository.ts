@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import { monthOfMs } from '../../db/dialect.ts';
 import type { AnalyticsEventsTable, DB } from '../../db/schema.ts';
+import { intervalMs, MONDAY_MS, type Interval } from './intervals.ts';
 
 export type NewAnalyticsEvent = Insertable<AnalyticsEventsTable>;
 
@@ -44,13 +45,10 @@ export class AnalyticsRepository {
     return totalsOf(row);
   }
 
-  /**
-   * A player's totals per interval: hours, days and weeks (from Monday) are fixed lengths of
-   * milliseconds; months are calendar months (UTC). Only intervals with reports are answered.
-   */
-  async series(organizationId: number, playerId: number, fromMs: number, toMs: number, interval: 'hour' | 'day' | 'week' | 'month') {
+  /** A player's totals per interval (src/modules/analytics/intervals.ts). Only intervals with reports are answered. */
+  async series(organizationId: number, playerId: number, fromMs: number, toMs: number, interval: Interval) {
     // Literal integers: a bound JavaScript number is a REAL to SQLite, and its division would not truncate.
-    const size = sql.lit(interval === 'week' ? WEEK_MS : interval === 'day' ? DAY_MS : HOUR_MS);
+    const size = sql.lit(interval === 'month' ? 0 : intervalMs(interval));
     const monday = sql.lit(MONDAY_MS);
     const bucket =
       interval === 'month'
@@ -231,12 +229,6 @@ export class AnalyticsRepository {
     return rows.map((r) => ({ player_id: r.player_id, uuid: r.uuid, name: r.name, views: Number(r.views ?? 0), watch_seconds: Number(r.watch_seconds ?? 0) }));
   }
 }
-
-const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
-const WEEK_MS = 7 * DAY_MS;
-/** 1970-01-05, a Monday: weeks are counted from it. */
-const MONDAY_MS = 4 * DAY_MS;
 
 const TOTALS = [
   sql<number>`count(distinct case when type = 'load' then session_id end)`.as('loads'),

@@ -22,8 +22,8 @@ import type {
 } from './analytics.schemas.ts';
 import type { ClientFacts } from './client-facts.ts';
 import type { Countries } from './countries.ts';
+import { bucketsOf, DAY_MS, tenths } from './intervals.ts';
 
-const DAY_MS = 86_400_000;
 const DEFAULT_DAYS = 30;
 const MAX_DAYS = 3660;
 
@@ -203,7 +203,7 @@ export class AnalyticsService {
         plays: t.plays,
         views: t.views,
         unique_viewers: t.unique_viewers,
-        total_watch_seconds: Math.round(t.watch_seconds * 10) / 10,
+        total_watch_seconds: tenths(t.watch_seconds),
         identified_viewers: t.identified_viewers,
         cta_clicks: t.cta_clicks,
       };
@@ -254,7 +254,7 @@ export class AnalyticsService {
     }
     const watching: number[] = [];
     for (let i = 0, n = 0; i < count; i++) watching.push((n += delta[i]));
-    const points = watching.map((n, i) => ({ second: Math.round(i * step * 10) / 10, share: ratio(n, stretches.length) }));
+    const points = watching.map((n, i) => ({ second: tenths(i * step), share: ratio(n, stretches.length) }));
     const drops = watching
       .slice(1)
       .map((n, i) => ({ second: points[i + 1].second, lost: watching[i] - n }))
@@ -286,7 +286,7 @@ export class AnalyticsService {
           uuid: w.uuid,
           name: w.name,
           views: w.views,
-          total_watch_seconds: Math.round(w.watch_seconds * 10) / 10,
+          total_watch_seconds: tenths(w.watch_seconds),
           furthest_percent: w.furthest_percent,
         }));
       return {
@@ -294,7 +294,7 @@ export class AnalyticsService {
         first_seen: Math.floor(r.first_seen / 1000),
         last_seen: Math.floor(r.last_seen / 1000),
         loads: r.loads,
-        total_watch_seconds: Math.round(players.reduce((sum, p) => sum + p.total_watch_seconds, 0) * 10) / 10,
+        total_watch_seconds: tenths(players.reduce((sum, p) => sum + p.total_watch_seconds, 0)),
         players,
       };
     });
@@ -309,7 +309,7 @@ export class AnalyticsService {
       from: period.from,
       to: period.to,
       ...figures(t),
-      top_players: top.map(({ watch_seconds, ...p }) => ({ ...p, total_watch_seconds: Math.round(watch_seconds * 10) / 10 })),
+      top_players: top.map(({ watch_seconds, ...p }) => ({ ...p, total_watch_seconds: tenths(watch_seconds) })),
     };
   }
 }
@@ -331,30 +331,9 @@ function figures(t: PlayerTotals) {
     unique_viewers: t.unique_viewers,
     play_rate: ratio(t.plays, t.loads),
     completion_rate: ratio(t.completions, t.views),
-    average_view_seconds: t.views > 0 ? Math.round((t.watch_seconds / t.views) * 10) / 10 : 0,
-    total_watch_seconds: Math.round(t.watch_seconds * 10) / 10,
+    average_view_seconds: t.views > 0 ? tenths(t.watch_seconds / t.views) : 0,
+    total_watch_seconds: tenths(t.watch_seconds),
     identified_viewers: t.identified_viewers,
     cta_clicks: t.cta_clicks,
   };
-}
-
-const HOUR_MS = 3_600_000;
-const WEEK_MS = 7 * DAY_MS;
-const MONDAY_MS = 4 * DAY_MS;
-
-/** Every interval of [fromMs, toMs), keyed as AnalyticsRepository.series keys them. */
-function bucketsOf(interval: Interval, fromMs: number, toMs: number): Array<{ key: string; start: string }> {
-  const out: Array<{ key: string; start: string }> = [];
-  if (interval === 'month') {
-    const d = new Date(fromMs);
-    for (let y = d.getUTCFullYear(), m = d.getUTCMonth(); Date.UTC(y, m, 1) < toMs; m === 11 ? ((m = 0), y++) : m++) {
-      const start = new Date(Date.UTC(y, m, 1)).toISOString();
-      out.push({ key: start.slice(0, 7), start });
-    }
-    return out;
-  }
-  const size = interval === 'hour' ? HOUR_MS : interval === 'day' ? DAY_MS : WEEK_MS;
-  const offset = interval === 'week' ? MONDAY_MS : 0;
-  for (let at = Math.floor((fromMs - offset) / size) * size + offset; at < toMs; at += size) out.push({ key: String(at), start: new Date(at).toISOString() });
-  return out;
 }

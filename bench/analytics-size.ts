@@ -1,0 +1,117 @@
+/**
+ * Reporting at size (`BENCH_ONLY=analytics-size npm run bench`, or `runAnalyticsSizeBench()`), issue
+ * 16: the real server (bench/server.ts) on a database seeded with 10,000,000 stored reports over 1,000
+ * players and 90 days (bench/seed-analytics.ts), on SQLite and on PostgreSQL. Each reporting request
+ * is sent one at a time, BENCH_SIZE_SAMPLES times (default 30; a player, video or CTA drawn at random
+ * each time), and its p99 is printed beside the target (< 100 ms).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { postgresUrl, startChild, stopChild, withSchema } from './children.ts';
+import { ANALYTICS_SIZE } from './seed-analytics.ts';
+
+const SAMPLES = Math.max(5, Number(process.env.BENCH_SIZE_SAMPLES ?? 30));
+const TARGET_MS = 100;
+
+interface Seeded {
+  port: number;
+  token: string;
+  firstPlayer: number;
+  firstVideo: number;
+  firstCta: number;
+  seedSeconds: number;
+}
+
+export interface AnalyticsSizeRow {
+  dialect: string;
+  name: string;
+  p50: number;
+  p99: number;
+  pass: boolean;
+}
+
+const percentile = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+const any = () => Math.floor(Math.random() * ANALYTICS_SIZE.players);
+
+function cases(s: Seeded): Array<{ name: string; url: () => string }> {
+  const A = '/dashboard/v1/analytics';
+  const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10);
+  const quarter = `from=${day(89)}&to=${day(0)}`;
+  return [
+    { name: 'player figures, 30 days', url: () => `${A}/players/${s.firstPlayer + any()}` },
+    { name: 'player figures, 90 days', url: () => `${A}/players/${s.firstPlayer + any()}?${quarter}` },
+    { name: 'player timeseries by day, 90 days', url: () => `${A}/players/${s.firstPlayer + any()}/timeseries?interval=day&${quarter}` },
+    { name: 'player timeseries by hour, 30 days', url: () => `${A}/players/${s.firstPlayer + any()}/timeseries?interval=hour` },
+    { name: 'player breakdown by country, 90 days', url: () => `${A}/players/${s.firstPlayer + any()}/breakdown?by=country&${quarter}` },
+    { name: 'video retention, 30 days', url: () => `${A}/videos/${s.firstVideo + any()}/retention` },
+    { name: 'CTA figures, 90 days', url: () => `${A}/ctas/${s.firstCta + any()}?${quarter}` },
+    { name: 'player identified viewers, 90 days', url: () => `${A}/players/${s.firstPlayer + any()}/viewers?${quarter}` },
+    { name: 'one identified viewer, 90 days', url: () => `${A}/viewers?email=viewer${Math.floor(Math.random() * 50000)}@example.com&${quarter}` },
+    { name: 'organization identified viewers, 30 days', url: () => `${A}/viewers?per_page=50` },
+    { name: 'organization summary, 30 days', url: () => `${A}/summary` },
+  ];
+}
+
+async function measure(dialect: string, s: Seeded): Promise<AnalyticsSizeRow[]> {
+  const rows: AnalyticsSizeRow[] = [];
+  for (const c of cases(s)) {
+    const times: number[] = [];
+    for (let n = 0; n < SAMPLES + 2; n++) {
+      const started = performance.now();
+      const res = await fetch(`http://127.0.0.1:${s.port}${c.url()}`, { headers: { authorization: `Bearer ${s.token}` } });
+      const body = await res.text();
+      const took = performance.now() - started;
+      if (res.status !== 200) throw new Error(`${c.name}: ${res.status} ${body.slice(0, 200)}`);
+      // The first two warm the route.
+      if (n >= 2) times.push(took);
+    }
+    const p99 = percentile(times, 99);
+    rows.push({ dialect, name: c.name, p50: percentile(times, 50), p99, pass: p99 < TARGET_MS });
+    process.stderr.write(`analytics size, ${dialect}: ${c.name} p50 ${percentile(times, 50).toFixed(1)} p99 ${p99.toFixed(1)} ms\n`);
+  }
+  return rows;
+}
+
+async function run(dialect: 'sqlite' | 'postgres', env: Record<string, string | undefined>): Promise<AnalyticsSizeRow[]> {
+  const server = await startChild('server.ts', { ...env, BENCH_SEED: 'analytics' }, 3_600_000);
+  try {
+    const seeded = server.info as Seeded;
+    process.stderr.write(`analytics size, ${dialect}: seeded ${ANALYTICS_SIZE.events.toLocaleString('en')} reports in ${seeded.seedSeconds} s\n`);
+    return await measure(dialect, seeded);
+  } finally {
+    await stopChild(server.child);
+  }
+}
+
+export async function runAnalyticsSizeBench(): Promise<AnalyticsSizeRow[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-analytics-size-'));
+  const rows: AnalyticsSizeRow[] = [];
+  try {
+    rows.push(...(await run('sqlite', { DATA_DIR: path.join(dir, 'sqlite'), DATABASE_URL: '' })));
+    const pg = await postgresUrl();
+    if (pg.url) {
+      const url = pg.url;
+      rows.push(...(await withSchema(url, (schema) => run('postgres', { DATA_DIR: path.join(dir, 'pg'), DATABASE_URL: url, BENCH_PG_SCHEMA: schema }))));
+    } else process.stderr.write(`analytics size bench: PostgreSQL skipped: ${pg.why}\n`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  process.stdout.write(
+    `\nReporting at size (${ANALYTICS_SIZE.events.toLocaleString('en')} reports, ${ANALYTICS_SIZE.players} players, ${ANALYTICS_SIZE.days} days; sequential, ${SAMPLES} samples each)\n`,
+  );
+  process.stdout.write(`${'dialect'.padEnd(9)} ${'request'.padEnd(42)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'target'.padStart(8)}  result\n`);
+  for (const r of rows) {
+    process.stdout.write(
+      `${r.dialect.padEnd(9)} ${r.name.padEnd(42)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${`< ${TARGET_MS}`.padStart(8)}  ${r.pass ? 'PASS' : 'FAIL'}\n`,
+    );
+  }
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await runAnalyticsSizeBench();
+}
