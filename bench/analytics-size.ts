@@ -91,8 +91,10 @@ export async function runAnalyticsSizeBench(): Promise<AnalyticsSizeRow[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-analytics-size-'));
   const rows: AnalyticsSizeRow[] = [];
   try {
-    rows.push(...(await run('sqlite', { DATA_DIR: path.join(dir, 'sqlite'), DATABASE_URL: '' })));
-    const pg = await postgresUrl();
+    // BENCH_DIALECTS=sqlite or postgres: one of them (a 10M seed takes minutes on each).
+    const dialects = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',');
+    if (dialects.includes('sqlite')) rows.push(...(await run('sqlite', { DATA_DIR: path.join(dir, 'sqlite'), DATABASE_URL: '' })));
+    const pg = dialects.includes('postgres') ? await postgresUrl() : { url: null, why: 'not asked for (BENCH_DIALECTS)' };
     if (pg.url) {
       const url = pg.url;
       rows.push(...(await withSchema(url, (schema) => run('postgres', { DATA_DIR: path.join(dir, 'pg'), DATABASE_URL: url, BENCH_PG_SCHEMA: schema }))));

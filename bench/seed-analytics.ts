@@ -82,7 +82,7 @@ export async function seedAnalytics(app: FastifyInstance, database: Database, to
            CASE WHEN ${load} % 3 = 0 THEN 'mobile' ELSE 'desktop' END, CASE WHEN ${load} % 2 = 0 THEN 'Chrome' ELSE 'Safari' END,
            CASE ${load} % 4 WHEN 0 THEN 'US' WHEN 1 THEN 'GB' WHEN 2 THEN 'DE' ELSE NULL END,
            'seed:' || n.i,
-           ${sql.lit(nowMs)} - (${load} * 7919) % ${sql.lit(days * DAY_MS)}
+           ${sql.lit(nowMs)} - (cast(${load} as bigint) * 7919) % ${sql.lit(days * DAY_MS)}
     FROM ${series(dialect, events)}`.execute(db);
   if (dialect === 'postgres') await sql`VACUUM (ANALYZE) analytics_events`.execute(db);
   else await sql`ANALYZE`.execute(db);

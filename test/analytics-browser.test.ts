@@ -3,15 +3,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
-import { BROWSER_UA, createEmailGate, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
+import { launchViewerBrowser } from './helpers/browser.ts';
+import { createEmailGate, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { ffmpegPath } from './helpers/media.ts';
 import { freePort } from './helpers/processes.ts';
 
 const run = promisify(execFile);
-const CHROMIUM = '/usr/bin/chromium';
 const P = '/dashboard/v1';
 const SECONDS = 10;
 
@@ -21,7 +21,7 @@ const SECONDS = 10;
  * API shows exactly that (one view, the seconds actually played within 1 s, one click, one identified
  * viewer), computed from the reports the page sent and the server kept (docs/analytics.md).
  */
-describe.runIf(fs.existsSync(CHROMIUM)).each(dialects)('analytics of a real viewer on %s', (dialect) => {
+describe.each(dialects)('analytics of a real viewer on %s', (dialect) => {
   let t: TestApp;
   let org: OrgContext;
   let browser: Browser;
@@ -42,17 +42,7 @@ describe.runIf(fs.existsSync(CHROMIUM)).each(dialects)('analytics of a real view
       ...['-f', 'lavfi', '-i', `testsrc=size=320x240:rate=25:duration=${SECONDS}`, '-f', 'lavfi', '-i', `sine=frequency=440:duration=${SECONDS}`],
       ...['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '25', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', '-movflags', '+faststart', clip],
     ]);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--autoplay-policy=no-user-gesture-required',
-        `--user-agent=${BROWSER_UA}`,
-      ],
-    });
+    browser = await launchViewerBrowser();
   }, 120_000);
 
   afterAll(async () => {

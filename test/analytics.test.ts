@@ -372,6 +372,31 @@ describe.each(dialects)('countries, devices and browsers of the views on %s', (d
 
 // Whatever the database: the lookup is opened before the server starts.
 describe('GEOIP_DATABASE', () => {
+  it('with an IPv4-only database, an IPv6 viewer has no country (not whatever the IPv4 tree answers)', async () => {
+    const t = await createTestApp('sqlite', { GEOIP_DATABASE: COUNTRY_DB.replace(/\.mmdb$/, '-ipv4.mmdb') });
+    try {
+      const org = await createOrg(t);
+      const player = await createPlayer(org.api);
+      for (const [load, remoteAddress] of [
+        ['v4', '8.8.8.8'],
+        ['v6', '2a00:1450:4001::1'],
+      ]) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: `/watch/${player.uuid}/analytics`,
+          remoteAddress,
+          headers: { 'user-agent': BROWSER_UA },
+          payload: { type: 'view', percent_watched: 0, player_load_id: load, visitor_uuid: `v-${load}`, chapter: 0 },
+        });
+        expect(res.statusCode).toBe(204);
+      }
+      const rows = await t.database.db.selectFrom('analytics_events').select(['session_id', 'country']).where('player_id', '=', player.id).execute();
+      expect(Object.fromEntries(rows.map((r) => [r.session_id, r.country]))).toEqual({ v4: 'US', v6: null });
+    } finally {
+      await t.close();
+    }
+  });
+
   it('refuses to start with a GEOIP_DATABASE that cannot be read or is not a country database', async () => {
     await expect(createTestApp('sqlite', { GEOIP_DATABASE: '/nonexistent/GeoLite2-Country.mmdb' })).rejects.toThrow(/GEOIP_DATABASE: cannot read/);
     await expect(createTestApp('sqlite', { GEOIP_DATABASE: fileURLToPath(import.meta.url) })).rejects.toThrow(/GEOIP_DATABASE: .* is not a MaxMind database/);

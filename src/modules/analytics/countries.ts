@@ -39,7 +39,16 @@ export class Countries {
   of(address: string): string | null {
     if (!this.reader || !ipaddr.isValid(address)) return null;
     // An IPv4 client on a dual-stack socket is reported as ::ffff:a.b.c.d.
-    const record = this.reader.get(ipaddr.process(address).toString()) as CountryRecord | null;
+    const ip = ipaddr.process(address);
+    // An IPv4-only database walked with an IPv6 address would answer some country: unknown instead.
+    if (ip.kind() === 'ipv6' && this.reader.metadata.ipVersion === 4) return null;
+    let record: CountryRecord | null;
+    try {
+      record = this.reader.get(ip.toString()) as CountryRecord | null;
+    } catch {
+      // An address the database cannot look up is a country unknown, not a failed report.
+      return null;
+    }
     const code = record?.country?.iso_code ?? record?.country_code ?? record?.registered_country?.iso_code;
     return typeof code === 'string' && /^[A-Za-z]{2}$/.test(code) ? code.toUpperCase() : null;
   }

@@ -22,7 +22,9 @@ function hitCounter(repo: RateLimitsRepository): GroupCommit<{ key: string; wind
       if (entry) entry.hits++;
       else byKey.set(hit.key, { key: hit.key, hits: 1, windowMs: hit.windowMs });
     }
-    const after = await repo.hitMany([...byKey.values()], Date.now());
+    // In key order: two batches locking the same rows in opposite orders would deadlock on PostgreSQL.
+    const counts = [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const after = await repo.hitMany(counts, Date.now());
     // The n-th hit of a key in the batch counts as the n-th of the batch's hits of it.
     const seen = new Map<string, number>();
     return hits.map((hit) => {

@@ -52,11 +52,12 @@ export class ViewerReportsService {
     // Chapters in position order, as the page lists them.
     const chapter = await this.repo.chapterAt(player.id, beacon.chapter);
     if (!chapter) return false;
+    // Counted before the CTA is checked: a sender making up CTA ids is limited like any other.
+    await admit();
     // A CTA's figures count only what this player shows.
     if (beacon.event_id !== undefined && !(await this.repo.isEventOf(beacon.event_id, player))) {
       throw invalidField('event_id', 'is not a CTA of this player');
     }
-    await admit();
     const kept = await this.analytics.collect({
       organizationId: player.organization_id,
       playerId: player.id,

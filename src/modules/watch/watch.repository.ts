@@ -51,18 +51,17 @@ export class WatchRepository {
 
   /** Whether the event (a CTA) shows on the player: one of its chapters', or an organization default. */
   isEventOf(eventId: number, player: { id: number; organization_id: number }): MaybePromise<boolean> {
-    // The answer is kept either way (a miss is not cached, so it is wrapped).
-    const found = cachedRead(this.db, 'watch-event-of', `${player.id}:${eventId}`, async () => ({
-      yes:
-        (await this.db
-          .selectFrom('events')
-          .select('id')
-          .where('id', '=', eventId)
-          .where('organization_id', '=', player.organization_id)
-          .where((eb) => eb.or([eb('player_id', '=', player.id), eb('chapter_id', 'is', null)]))
-          .executeTakeFirst()) !== undefined,
-    }));
-    return mapMaybe(found, (f) => f!.yes);
+    // Only a yes is kept: ids a sender makes up must not fill the cache (a miss always asks the database).
+    const found = cachedRead(this.db, 'watch-event-of', `${player.id}:${eventId}`, () =>
+      this.db
+        .selectFrom('events')
+        .select('id')
+        .where('id', '=', eventId)
+        .where('organization_id', '=', player.organization_id)
+        .where((eb) => eb.or([eb('player_id', '=', player.id), eb('chapter_id', 'is', null)]))
+        .executeTakeFirst(),
+    );
+    return mapMaybe(found, (row) => row !== undefined);
   }
 
   findAccessManager(playerId: number): Promise<WatchAccessRow | undefined> {

@@ -80,7 +80,6 @@ export class WebhooksService {
    * transaction of the change that causes it, so that a rolled-back change sends nothing. Answers how
    * many messages were enqueued.
    */
-
   async notify(db: Kysely<DB>, organizationId: number, kind: WebhookKind, event: string, fields: Record<string, unknown>): Promise<number> {
     const repo = this.repo.with(db);
     const hooks = (await repo.list(organizationId, kind)).filter((h) => parseStringList(h.event_subscriptions).includes(event));
