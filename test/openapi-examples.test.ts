@@ -78,6 +78,7 @@ const EXEMPT: Record<string, { status: number; reason: string; fill: (known: Kno
   'GET /dashboard/v1/players/uuid={uuid}': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },
   'GET /dashboard/v1/analytics/players/uuid={uuid}': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },
   'GET /dashboard/v1/analytics/players/uuid={uuid}/timeseries': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },
+  'GET /dashboard/v1/analytics/players/uuid={uuid}/breakdown': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },
   'DELETE /dashboard/v1/players/uuid={uuid}': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },
   'GET /dashboard/v1/players/uuid={uuid}/ctas': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },
   'GET /dashboard/v1/players/uuid={uuid}/cta_meta': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },

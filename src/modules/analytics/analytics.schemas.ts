@@ -126,6 +126,7 @@ export const BreakdownQuery = Type.Object({
   ...PeriodQuery.properties,
   by: Type.Union([Type.Literal('country'), Type.Literal('device'), Type.Literal('browser')], {
     description: 'country: ISO 3166 code, null when unknown (no GeoIP database); device: desktop, mobile, tablet, tv, other; browser: its family',
+    examples: ['country'],
   }),
 });
 export type BreakdownQuery = Static<typeof BreakdownQuery>;
