@@ -78,9 +78,9 @@ const EnvSchema = Type.Object({
   MAIL_FROM: Type.Optional(Type.String({ minLength: 3, maxLength: 320 })),
   /** Stakeholder emails one organization may send per sliding hour (0 disables them). */
   STAKEHOLDER_EMAILS_PER_HOUR: Type.Integer({ minimum: 0, maximum: 100_000, default: 10 }),
-  /** Viewers' reports per address and player in 10 minutes; wrong access codes per address and player in 10 minutes. */
   /** A GeoIP country database (MaxMind `.mmdb`: GeoLite2-Country, GeoIP2, ip-location-db): viewers' reports keep their country. */
   GEOIP_DATABASE: Type.Optional(Type.String({ minLength: 1 })),
+  /** Viewers' reports per address and player in 10 minutes; wrong access codes per address and player in 10 minutes. */
   REPORTS_PER_10_MINUTES: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 600 }),
   ACCESS_CODE_ATTEMPTS_PER_10_MINUTES: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
   /** Where the public limits are counted: Redis when set, else the database (shared by every process either way). */

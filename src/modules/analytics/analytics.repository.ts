@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import { monthOfMs } from '../../db/dialect.ts';
 import type { AnalyticsEventsTable, DB } from '../../db/schema.ts';
-import { intervalMs, MONDAY_MS, type Interval } from './intervals.ts';
+import { intervalMs, intervalOffsetMs, type Interval } from './intervals.ts';
 
 export type NewAnalyticsEvent = Insertable<AnalyticsEventsTable>;
 
@@ -47,15 +47,7 @@ export class AnalyticsRepository {
 
   /** A player's totals per interval (src/modules/analytics/intervals.ts). Only intervals with reports are answered. */
   async series(organizationId: number, playerId: number, fromMs: number, toMs: number, interval: Interval) {
-    // Literal integers: a bound JavaScript number is a REAL to SQLite, and its division would not truncate.
-    const size = sql.lit(interval === 'month' ? 0 : intervalMs(interval));
-    const monday = sql.lit(MONDAY_MS);
-    const bucket =
-      interval === 'month'
-        ? monthOfMs(this.db, sql.ref('created_at'))
-        : interval === 'week'
-          ? sql<string>`cast(((created_at - ${monday}) / ${size}) * ${size} + ${monday} as text)`
-          : sql<string>`cast((created_at / ${size}) * ${size} as text)`;
+    const bucket = interval === 'month' ? monthOfMs(this.db, sql.ref('created_at')) : fixedBucket(interval);
     const rows = await this.db
       .selectFrom('analytics_events')
       .select([bucket.as('bucket'), ...TOTALS])
@@ -73,11 +65,7 @@ export class AnalyticsRepository {
   async breakdown(organizationId: number, playerId: number, by: 'country' | 'device' | 'browser', fromMs: number, toMs: number) {
     const rows = await this.db
       .selectFrom('analytics_events')
-      .select([
-        sql.ref<string | null>(by).as('value'),
-        sql<number>`count(*)`.as('views'),
-        sql<number>`count(distinct coalesce(visitor_id, session_id))`.as('unique_viewers'),
-      ])
+      .select([sql.ref<string | null>(by).as('value'), sql<number>`count(*)`.as('views'), sql<number>`count(distinct ${VIEWER})`.as('unique_viewers')])
       .where('organization_id', '=', organizationId)
       .where('player_id', '=', playerId)
       .where('created_at', '>=', fromMs)
@@ -230,12 +218,23 @@ export class AnalyticsRepository {
   }
 }
 
+/** The start (ms, as text) of the hour, day or week of a report: the keys bucketsOf lists. */
+function fixedBucket(interval: Exclude<Interval, 'month'>) {
+  // Literal integers: a bound JavaScript number is a REAL to SQLite, and its division would not truncate.
+  const size = sql.lit(intervalMs(interval));
+  const offset = sql.lit(intervalOffsetMs(interval));
+  return sql<string>`cast(((created_at - ${offset}) / ${size}) * ${size} + ${offset} as text)`;
+}
+
+/** A viewer: the visitor, or the load of a viewer without a visitor id (Do-Not-Track). */
+const VIEWER = sql`coalesce(visitor_id, session_id)`;
+
 const TOTALS = [
   sql<number>`count(distinct case when type = 'load' then session_id end)`.as('loads'),
   sql<number>`count(distinct case when type = 'view' and percent = 0 then session_id end)`.as('plays'),
   sql<number>`sum(case when type = 'view' and percent = 0 then 1 else 0 end)`.as('views'),
   sql<number>`sum(case when type = 'view' and percent = 100 then 1 else 0 end)`.as('completions'),
-  sql<number>`count(distinct case when type = 'view' and percent = 0 then coalesce(visitor_id, session_id) end)`.as('unique_viewers'),
+  sql<number>`count(distinct case when type = 'view' and percent = 0 then ${VIEWER} end)`.as('unique_viewers'),
   sql<number>`sum(case when type = 'attention_span' then watched_seconds else 0 end)`.as('watch_seconds'),
   sql<number>`count(distinct case when type = 'identified_view' then email end)`.as('identified_viewers'),
   sql<number>`sum(case when type = 'cta_click' then 1 else 0 end)`.as('cta_clicks'),

@@ -5,15 +5,20 @@
  */
 export type Interval = 'hour' | 'day' | 'week' | 'month';
 
-export const HOUR_MS = 3_600_000;
+const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
 /** 1970-01-05, a Monday: weeks are counted from it. */
-export const MONDAY_MS = 4 * DAY_MS;
+const MONDAY_MS = 4 * DAY_MS;
 
 /** Length of a fixed interval in milliseconds. */
 export function intervalMs(interval: Exclude<Interval, 'month'>): number {
   return interval === 'hour' ? HOUR_MS : interval === 'day' ? DAY_MS : WEEK_MS;
+}
+
+/** Where a fixed interval's count starts: weeks from a Monday, the others from the epoch. */
+export function intervalOffsetMs(interval: Exclude<Interval, 'month'>): number {
+  return interval === 'week' ? MONDAY_MS : 0;
 }
 
 /** Every interval of [fromMs, toMs), keyed as the repository keys them: the start in ms, or YYYY-MM for a month. */
@@ -28,7 +33,7 @@ export function bucketsOf(interval: Interval, fromMs: number, toMs: number): Arr
     return out;
   }
   const size = intervalMs(interval);
-  const offset = interval === 'week' ? MONDAY_MS : 0;
+  const offset = intervalOffsetMs(interval);
   for (let at = Math.floor((fromMs - offset) / size) * size + offset; at < toMs; at += size) out.push({ key: String(at), start: new Date(at).toISOString() });
   return out;
 }
