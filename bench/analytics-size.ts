@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { postgresUrl, startChild, stopChild, withSchema } from './children.ts';
 import { ANALYTICS_SIZE } from './seed-analytics.ts';
+import { percentile } from './size.ts';
 
 const SAMPLES = Math.max(5, Number(process.env.BENCH_SIZE_SAMPLES ?? 30));
 const TARGET_MS = 100;
@@ -31,10 +32,6 @@ export interface AnalyticsSizeRow {
   pass: boolean;
 }
 
-const percentile = (xs: number[], p: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-};
 const any = () => Math.floor(Math.random() * ANALYTICS_SIZE.players);
 
 function cases(s: Seeded): Array<{ name: string; url: () => string }> {

@@ -4,7 +4,7 @@
  * report a new load's start of playback, over up to BENCH_ANALYTICS_CONNECTIONS (default 50) connections,
  * BENCH_ANALYTICS_SECONDS (20) per phase:
  * - sustained: reports sent at a steady 2,000/s (bench/paced.ts), the beacon's p99 counted from when
- *   each was due (target: the rate is held, p99 < 20 ms);
+ *   each was sent (target: the rate is held, p99 < 20 ms);
  * - capacity: as fast as the server answers (autocannon, closed loop), the reports/s it reaches;
  * - reads: `GET /dashboard/v1/players/:id` at a steady BENCH_ANALYTICS_READ_RATE (500/s), alone and
  *   then beside reports at 2,000/s: the reads' mean latency may grow by 10 % at most.

@@ -8,6 +8,7 @@
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../src/db/database.ts';
+import { numbersTo } from './seed-size.ts';
 
 export const ANALYTICS_SIZE = {
   events: Number(process.env.BENCH_ANALYTICS_EVENTS ?? 10_000_000),
@@ -17,11 +18,6 @@ export const ANALYTICS_SIZE = {
 };
 const PER_LOAD = 10;
 const DAY_MS = 86_400_000;
-
-const series = (dialect: string, count: number) =>
-  dialect === 'postgres'
-    ? sql`(SELECT generate_series(1, ${sql.lit(count)}) AS i) AS n`
-    : sql`(WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${sql.lit(count)}) SELECT i FROM s) AS n`;
 
 export async function seedAnalytics(app: FastifyInstance, database: Database, token: string) {
   const created = await app.inject({
@@ -45,7 +41,7 @@ export async function seedAnalytics(app: FastifyInstance, database: Database, to
     await sql`
       INSERT INTO ${sql.table(table)} (organization_id, uuid, name, created_at, updated_at)
       SELECT ${sql.lit(organization)}, ${sql.lit(`analytics-${table}-`)} || n.i, 'Item ' || n.i, ${sql.lit(now)}, ${sql.lit(now)}
-      FROM ${series(dialect, players)}`.execute(db);
+      FROM ${numbersTo(dialect, players)}`.execute(db);
   }
   const firstPlayer = (await db.selectFrom('players').select('id').where('uuid', '=', 'analytics-players-1').executeTakeFirstOrThrow()).id;
   const firstVideo = (await db.selectFrom('videos').select('id').where('uuid', '=', 'analytics-videos-1').executeTakeFirstOrThrow()).id;
@@ -56,7 +52,7 @@ export async function seedAnalytics(app: FastifyInstance, database: Database, to
                         closeable, fullscreen, blur, is_new_contact, state, created_at, updated_at)
     SELECT ${sql.lit(organization)}, ${sql.lit(chapter)}, ${sql.lit(seedPlayer.id)}, 'simple_html', 'CTA ' || n.i, 5, 10, ${sql.lit(true)}, 300,
            '<p>Offer</p>', ${sql.lit(true)}, ${sql.lit(false)}, ${sql.lit(false)}, ${sql.lit(false)}, 'public', ${sql.lit(now)}, ${sql.lit(now)}
-    FROM ${series(dialect, players)}`.execute(db);
+    FROM ${numbersTo(dialect, players)}`.execute(db);
   const firstCta = (
     await db.selectFrom('events').select('id').where('name', '=', 'CTA 1').where('organization_id', '=', organization).executeTakeFirstOrThrow()
   ).id;
@@ -83,7 +79,7 @@ export async function seedAnalytics(app: FastifyInstance, database: Database, to
            CASE ${load} % 4 WHEN 0 THEN 'US' WHEN 1 THEN 'GB' WHEN 2 THEN 'DE' ELSE NULL END,
            'seed:' || n.i,
            ${sql.lit(nowMs)} - (cast(${load} as bigint) * 7919) % ${sql.lit(days * DAY_MS)}
-    FROM ${series(dialect, events)}`.execute(db);
+    FROM ${numbersTo(dialect, events)}`.execute(db);
   if (dialect === 'postgres') await sql`VACUUM (ANALYZE) analytics_events`.execute(db);
   else await sql`ANALYZE`.execute(db);
   return { organizationId: organization, firstPlayer, firstVideo, firstCta, seedSeconds: Math.round((performance.now() - started) / 1000) };

@@ -10,6 +10,13 @@ import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../src/db/database.ts';
 
+/** The rows n.i = 1 … count, as a FROM item: generate_series on PostgreSQL, a recursive CTE on SQLite. */
+export function numbersTo(dialect: Database['dialect'], count: number) {
+  return dialect === 'postgres'
+    ? sql`(SELECT generate_series(1, ${sql.lit(count)}) AS i) AS n`
+    : sql`(WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${sql.lit(count)}) SELECT i FROM s) AS n`;
+}
+
 export const SIZE = { ctas: 1_000_000, onFirstChapter: 200_000, liveInstances: 100_000, players: 1_000_000, videos: 1_000_000 };
 
 export async function seedSize(app: FastifyInstance, database: Database, token: string) {
@@ -30,10 +37,6 @@ export async function seedSize(app: FastifyInstance, database: Database, token: 
   const { db, dialect } = database;
   const organization = (await db.selectFrom('players').select('organization_id').where('id', '=', player.id).executeTakeFirstOrThrow()).organization_id;
   const now = Math.floor(Date.now() / 1000);
-  const numbers =
-    dialect === 'postgres'
-      ? sql`(SELECT generate_series(1, ${sql.lit(SIZE.ctas)}) AS i) AS n`
-      : sql`(WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${sql.lit(SIZE.ctas)}) SELECT i FROM s) AS n`;
   const started = performance.now();
   await sql`
     INSERT INTO events (organization_id, chapter_id, player_id, event_type, name, description, second, duration, auto_close, width, html,
@@ -42,16 +45,12 @@ export async function seedSize(app: FastifyInstance, database: Database, token: 
            'CTA ' || n.i, CASE WHEN n.i % 100 = 0 THEN 'Join the webinar' ELSE 'Offer' END, n.i % 600, 10, ${sql.lit(true)}, 300,
            '<p>Offer ' || n.i || '</p>', ${sql.lit(true)}, ${sql.lit(false)}, ${sql.lit(false)}, ${sql.lit(false)},
            CASE WHEN n.i % 10 = 0 THEN 'draft' ELSE 'public' END, ${sql.lit(now)}, ${sql.lit(now)}
-    FROM ${numbers}`.execute(db);
+    FROM ${numbersTo(dialect, SIZE.ctas)}`.execute(db);
   // 100,000 broadcasts, each of a stream of its own: 1 % live, 9 % upcoming, the rest finished;
   // every hundredth a "webinar"; air dates spread over a year.
-  const liveNumbers =
-    dialect === 'postgres'
-      ? sql`(SELECT generate_series(1, ${sql.lit(SIZE.liveInstances)}) AS i) AS n`
-      : sql`(WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${sql.lit(SIZE.liveInstances)}) SELECT i FROM s) AS n`;
   await sql`
     INSERT INTO live_streams (organization_id, recurring, stream_key, has_redundant_streams, created_at, updated_at)
-    SELECT ${sql.lit(organization)}, ${sql.lit(false)}, 'live_bench_' || n.i, ${sql.lit(false)}, ${sql.lit(now)}, ${sql.lit(now)} FROM ${liveNumbers}`.execute(
+    SELECT ${sql.lit(organization)}, ${sql.lit(false)}, 'live_bench_' || n.i, ${sql.lit(false)}, ${sql.lit(now)}, ${sql.lit(now)} FROM ${numbersTo(dialect, SIZE.liveInstances)}`.execute(
     db,
   );
   const firstStream = (await db.selectFrom('live_streams').select('id').where('stream_key', '=', 'live_bench_1').executeTakeFirstOrThrow()).id;
@@ -62,18 +61,14 @@ export async function seedSize(app: FastifyInstance, database: Database, token: 
            CASE WHEN n.i % 100 = 0 THEN 'weekly webinar ' || n.i ELSE 'show ' || n.i END,
            CASE WHEN n.i % 100 = 1 THEN 'live' WHEN n.i % 10 = 2 THEN 'unaired' ELSE 'ready' END,
            ${sql.lit(now)} - (n.i * 7919) % 31536000, ${sql.lit(now)}, ${sql.lit(now)}
-    FROM ${liveNumbers}`.execute(db);
+    FROM ${numbersTo(dialect, SIZE.liveInstances)}`.execute(db);
   // A million players and a million videos, every thousandth named "Webinar recap …".
   for (const table of ['players', 'videos'] as const) {
-    const many =
-      dialect === 'postgres'
-        ? sql`(SELECT generate_series(1, ${sql.lit(SIZE[table])}) AS i) AS n`
-        : sql`(WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${sql.lit(SIZE[table])}) SELECT i FROM s) AS n`;
     await sql`
       INSERT INTO ${sql.table(table)} (organization_id, uuid, name, created_at, updated_at)
       SELECT ${sql.lit(organization)}, ${sql.lit(`bench-${table}-`)} || n.i,
              CASE WHEN n.i % 1000 = 0 THEN 'Webinar recap ' || n.i ELSE 'Item ' || n.i END, ${sql.lit(now)}, ${sql.lit(now)}
-      FROM ${many}`.execute(db);
+      FROM ${numbersTo(dialect, SIZE[table])}`.execute(db);
   }
   // As autovacuum leaves a table in steady state: statistics, and the visibility map index-only scans need.
   if (dialect === 'postgres') await sql`VACUUM (ANALYZE)`.execute(db);
