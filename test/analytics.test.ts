@@ -297,6 +297,18 @@ describe.each(dialects)('stored analytics on %s', (dialect) => {
 // A real country database in the MaxMind format (ip-location-db, CC0), as GEOIP_DATABASE names one.
 const COUNTRY_DB = fileURLToPath(import.meta.resolve('@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb'));
 
+/** A new load's start of playback, reported from `remoteAddress` (answered 204). */
+async function playFrom(t: TestApp, uuid: string, load: string, remoteAddress: string, ua = BROWSER_UA) {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/watch/${uuid}/analytics`,
+    remoteAddress,
+    headers: { 'user-agent': ua },
+    payload: { type: 'view', percent_watched: 0, player_load_id: load, visitor_uuid: `v-${load}`, chapter: 0 },
+  });
+  expect(res.statusCode).toBe(204);
+}
+
 describe.each(dialects)('countries, devices and browsers of the views on %s', (dialect) => {
   let t: TestApp;
   let org: OrgContext;
@@ -309,16 +321,7 @@ describe.each(dialects)('countries, devices and browsers of the views on %s', (d
 
   it('keeps the country of the address (from GEOIP_DATABASE) and nothing else of it; breaks the views down by country, device and browser', async () => {
     const player = await createPlayer(org.api);
-    const play = async (load: string, remoteAddress: string, ua = BROWSER_UA) => {
-      const res = await t.app.inject({
-        method: 'POST',
-        url: `/watch/${player.uuid}/analytics`,
-        remoteAddress,
-        headers: { 'user-agent': ua },
-        payload: { type: 'view', percent_watched: 0, player_load_id: load, visitor_uuid: `v-${load}`, chapter: 0 },
-      });
-      expect(res.statusCode).toBe(204);
-    };
+    const play = (load: string, remoteAddress: string, ua = BROWSER_UA) => playFrom(t, player.uuid, load, remoteAddress, ua);
     await play('us-1', '8.8.8.8');
     await play('us-2', '8.8.4.4', IPHONE_UA);
     await play('gb-1', '81.2.69.142');
@@ -377,19 +380,8 @@ describe('GEOIP_DATABASE', () => {
     try {
       const org = await createOrg(t);
       const player = await createPlayer(org.api);
-      for (const [load, remoteAddress] of [
-        ['v4', '8.8.8.8'],
-        ['v6', '2a00:1450:4001::1'],
-      ]) {
-        const res = await t.app.inject({
-          method: 'POST',
-          url: `/watch/${player.uuid}/analytics`,
-          remoteAddress,
-          headers: { 'user-agent': BROWSER_UA },
-          payload: { type: 'view', percent_watched: 0, player_load_id: load, visitor_uuid: `v-${load}`, chapter: 0 },
-        });
-        expect(res.statusCode).toBe(204);
-      }
+      await playFrom(t, player.uuid, 'v4', '8.8.8.8');
+      await playFrom(t, player.uuid, 'v6', '2a00:1450:4001::1');
       const rows = await t.database.db.selectFrom('analytics_events').select(['session_id', 'country']).where('player_id', '=', player.id).execute();
       expect(Object.fromEntries(rows.map((r) => [r.session_id, r.country]))).toEqual({ v4: 'US', v6: null });
     } finally {
