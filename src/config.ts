@@ -91,6 +91,10 @@ const EnvSchema = Type.Object({
   JOB_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 7 }),
   /** Days a job that failed for good is kept after it failed (longer: someone may want to look at it). */
   FAILED_JOB_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30 }),
+  /** Analytics (docs/analytics.md): seconds between two rollups of the stored reports (the organization's figures are at most this late). */
+  ANALYTICS_ROLLUP_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
+  /** Days the raw reports are kept; the daily rollups stay. */
+  ANALYTICS_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 36_500, default: 730 }),
   /** Live streams (docs/live.md): RTMP ingest port (0 = no ingest in this process) and bind address (default HOST). */
   RTMP_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 1935 }),
   RTMP_HOST: Type.Optional(Type.String()),
@@ -142,7 +146,8 @@ export interface Config {
   geoipDatabase?: string;
   redisUrl?: string;
   /** Housekeeping (docs/jobs.md, "Retention"). */
-  housekeeping: { intervalSeconds: number; doneJobRetentionDays: number; failedJobRetentionDays: number };
+  housekeeping: { intervalSeconds: number; doneJobRetentionDays: number; failedJobRetentionDays: number; analyticsRetentionDays: number };
+  analyticsRollup: { intervalSeconds: number };
   /** Live streams (docs/live.md). */
   live: { rtmpPort: number; rtmpHost: string; ingestHost: string; reconnectWindowSeconds: number; healthIntervalSeconds: number };
 }
@@ -256,7 +261,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       intervalSeconds: e.HOUSEKEEPING_INTERVAL_SECONDS,
       doneJobRetentionDays: e.JOB_RETENTION_DAYS,
       failedJobRetentionDays: e.FAILED_JOB_RETENTION_DAYS,
+      analyticsRetentionDays: e.ANALYTICS_RETENTION_DAYS,
     },
+    analyticsRollup: { intervalSeconds: e.ANALYTICS_ROLLUP_SECONDS },
     live: {
       rtmpPort: e.RTMP_PORT,
       rtmpHost: e.RTMP_HOST ?? e.HOST,

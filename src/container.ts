@@ -9,6 +9,8 @@ import { AccessManagersRepository } from './modules/access-managers/access-manag
 import { AnalyticsRepository } from './modules/analytics/analytics.repository.ts';
 import { Countries } from './modules/analytics/countries.ts';
 import { AnalyticsService } from './modules/analytics/analytics.service.ts';
+import { RollupRepository } from './modules/analytics/rollup.repository.ts';
+import { RollupService } from './modules/analytics/rollup.service.ts';
 import { AccessManagersService } from './modules/access-managers/access-managers.service.ts';
 import { AllotmentsRepository, EmbedsRepository } from './modules/allotments/allotments.repository.ts';
 import { AllotmentsService } from './modules/allotments/allotments.service.ts';
@@ -96,6 +98,7 @@ export function createContainer({ config, database, mailer = createMailer(config
   const repositories = {
     accessManagers: new AccessManagersRepository(db),
     analytics: new AnalyticsRepository(db),
+    analyticsRollups: new RollupRepository(db),
     allotments: new AllotmentsRepository(db),
     captions: new CaptionsRepository(db),
     chapters: new ChaptersRepository(db),
@@ -150,9 +153,10 @@ export function createContainer({ config, database, mailer = createMailer(config
   const liveRepos = { live: r.live, videos: r.videos, players: r.players, chapters: r.chapters };
 
   const ctas = new CtasService(events);
-  const analytics = new AnalyticsService(r.analytics, players, videos, ctas, new Countries(config.geoipDatabase));
+  const analytics = new AnalyticsService(r.analytics, r.analyticsRollups, players, videos, ctas, new Countries(config.geoipDatabase));
   const services = {
     analytics,
+    analyticsRollups: new RollupService(db, config.analyticsRollup, r.analyticsRollups),
     accessManagers: new AccessManagersService(db, r.accessManagers),
     allotments,
     captions,

@@ -82,6 +82,7 @@ async function main() {
     await sweepWorkDirs(container.media.workDir, (ids) => container.repositories.jobs.runningAmong(ids));
     // At most one housekeeping sweep is ever queued, whatever the number of workers (docs/jobs.md).
     await container.services.housekeeping.schedule();
+    await container.services.analyticsRollups.schedule();
     runner.start();
     // Caption files written before they lived in the media store move there, in the background.
     void container.services.captions

@@ -179,12 +179,15 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
     const storedEmails = async () =>
       (await t.database.db.selectFrom('analytics_events').select('email').where('player_id', '=', player.id).execute()).map((r) => r.email).sort();
     expect(await storedEmails()).toEqual([kept, renamed].sort());
+    const listed = async () => ((await org.api.get(`${P}/analytics/viewers`)).body.viewers as Array<{ email: string }>).map((v) => v.email).sort();
+    expect(await listed()).toEqual([kept, renamed].sort());
 
     const newEmail = emailOf('viewer-new');
     const rectify = await file(org.api, { request_action: 'rectify', email: renamed, new_values: { email: newEmail } });
     await drain();
     expect((await statusOf(rectify)).result).toMatchObject({ analytics_messages_updated: 1, analytics_reports_updated: 1 });
     expect(await storedEmails()).toEqual([kept, newEmail].sort());
+    expect(await listed()).toEqual([kept, newEmail].sort());
     expect(await carrying(renamed)).toBe(0);
     expect(await carrying(newEmail)).toBe(1);
     // Another organization's request for the same address touches nothing here.

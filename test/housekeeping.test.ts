@@ -18,11 +18,20 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_S = 60 * 60;
 
 describe('housekeeping configuration', () => {
-  it('defaults: a sweep an hour, done jobs kept 7 days, failed jobs 30; all configurable', () => {
-    expect(loadConfig({}).housekeeping).toEqual({ intervalSeconds: 3600, doneJobRetentionDays: 7, failedJobRetentionDays: 30 });
-    const set = loadConfig({ HOUSEKEEPING_INTERVAL_SECONDS: '600', JOB_RETENTION_DAYS: '2', FAILED_JOB_RETENTION_DAYS: '90' });
-    expect(set.housekeeping).toEqual({ intervalSeconds: 600, doneJobRetentionDays: 2, failedJobRetentionDays: 90 });
+  it("defaults: a sweep an hour, done jobs kept 7 days, failed jobs 30, viewers' reports 730; a rollup each 30 s; all configurable", () => {
+    expect(loadConfig({}).housekeeping).toEqual({ intervalSeconds: 3600, doneJobRetentionDays: 7, failedJobRetentionDays: 30, analyticsRetentionDays: 730 });
+    expect(loadConfig({}).analyticsRollup).toEqual({ intervalSeconds: 30 });
+    const set = loadConfig({
+      HOUSEKEEPING_INTERVAL_SECONDS: '600',
+      JOB_RETENTION_DAYS: '2',
+      FAILED_JOB_RETENTION_DAYS: '90',
+      ANALYTICS_RETENTION_DAYS: '90',
+      ANALYTICS_ROLLUP_SECONDS: '10',
+    });
+    expect(set.housekeeping).toEqual({ intervalSeconds: 600, doneJobRetentionDays: 2, failedJobRetentionDays: 90, analyticsRetentionDays: 90 });
+    expect(set.analyticsRollup).toEqual({ intervalSeconds: 10 });
     expect(() => loadConfig({ JOB_RETENTION_DAYS: '0' })).toThrow(/JOB_RETENTION_DAYS/);
+    expect(() => loadConfig({ ANALYTICS_RETENTION_DAYS: '0' })).toThrow(/ANALYTICS_RETENTION_DAYS/);
   });
 });
 
@@ -185,7 +194,7 @@ describe.each(dialects)('housekeeping on %s', (dialect) => {
     }
     const small = new HousekeepingService(
       db(),
-      { intervalSeconds: 3600, doneJobRetentionDays: 7, failedJobRetentionDays: 30, batchSize: 3, maxBatches: 2 },
+      { intervalSeconds: 3600, doneJobRetentionDays: 7, failedJobRetentionDays: 30, analyticsRetentionDays: 730, batchSize: 3, maxBatches: 2 },
       new CountingRepository(db()),
     );
     const remaining = async () => (await Promise.all(ids.map(exists))).filter(Boolean).length;

@@ -22,6 +22,18 @@ export function monthOfMs(db: Kysely<any>, column: Expression<unknown>): RawBuil
     : sql<string>`strftime('%Y-%m', ${column} / 1000, 'unixepoch')`;
 }
 
+/** Bytes: BLOB on SQLite, bytea on PostgreSQL (both drivers answer a Buffer). */
+export function bytes(db: Kysely<any>): 'bytea' | 'blob' {
+  return isPostgres(db) ? 'bytea' : 'blob';
+}
+
+/** In an upsert's update: the later of the row's `column` and the one that would have been inserted. */
+export function laterOf(table: string, column: string): RawBuilder<number> {
+  const kept = sql.ref(`${table}.${column}`);
+  const offered = sql.ref(`excluded.${column}`);
+  return sql<number>`case when ${offered} > ${kept} then ${offered} else ${kept} end`;
+}
+
 /** Second-precision timestamps and other large integers. */
 export const bigint = 'bigint' as const;
 
@@ -89,4 +101,18 @@ export function isUniqueViolation(error: unknown): boolean {
 export function isForeignKeyViolation(error: unknown): boolean {
   const e = error as { code?: unknown } | null;
   return e?.code === '23503' || e?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
+/**
+ * The largest id of `table` below which every row is committed. SQLite has one writer: ids become
+ * visible in order. PostgreSQL hands out ids before commits, so a smaller id can become visible after
+ * a larger one; a SHARE lock waits for the inserts in flight (and holds new ones for its instant).
+ */
+export async function settledMaxId(db: Kysely<any>, table: string): Promise<number> {
+  const maxId = (q: Kysely<any>) => sql<{ id: number | string | null }>`select max(id) as id from ${sql.table(table)}`.execute(q);
+  if (!isPostgres(db)) return Number((await maxId(db)).rows[0]?.id ?? 0);
+  return db.transaction().execute(async (trx) => {
+    await sql`lock table ${sql.table(table)} in share mode`.execute(trx);
+    return Number((await maxId(trx)).rows[0]?.id ?? 0);
+  });
 }

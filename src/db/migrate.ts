@@ -25,6 +25,7 @@ import * as m0023 from './migrations/0023_live_list.ts';
 import * as m0024 from './migrations/0024_players_videos_at_size.ts';
 import * as m0025 from './migrations/0025_stored_objects.ts';
 import * as m0026 from './migrations/0026_analytics.ts';
+import * as m0027 from './migrations/0027_analytics_rollups.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '0024_players_videos_at_size': m0024,
   '0025_stored_objects': m0025,
   '0026_analytics': m0026,
+  '0027_analytics_rollups': m0027,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

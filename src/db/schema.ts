@@ -540,6 +540,45 @@ export interface AnalyticsEventsTable {
   created_at: number;
 }
 
+/** Per organization, player and UTC day: the rolled-up figures of its reports (docs/analytics.md, "Rollups"). */
+export interface AnalyticsDaysTable {
+  organization_id: number;
+  player_id: number;
+  /** epoch milliseconds of the UTC day's start */
+  day: number;
+  loads: Generated<number>;
+  plays: Generated<number>;
+  views: Generated<number>;
+  completions: Generated<number>;
+  watch_seconds: Generated<number>;
+  cta_clicks: Generated<number>;
+  /** DistinctSketch of the viewers who started playback */
+  viewers: Buffer | null;
+  /** DistinctSketch of the addresses given */
+  emails: Buffer | null;
+}
+
+/** Per organization and UTC day: the sketches of its distinct viewers and addresses. */
+export interface AnalyticsOrgDaysTable {
+  organization_id: number;
+  day: number;
+  viewers: Buffer | null;
+  emails: Buffer | null;
+}
+
+/** How far the rollups have read the reports (one row). */
+export interface AnalyticsRollupTable {
+  id: number;
+  last_event_id: number;
+}
+
+/** An address given at an email gate of the organization, and when it was last given (epoch ms). */
+export interface AnalyticsIdentifiedTable {
+  organization_id: number;
+  email: string;
+  last_seen: number;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_tokens: ApiTokensTable;
@@ -580,4 +619,8 @@ export interface DB {
   hub_category_players: HubCategoryPlayersTable;
   stored_objects: StoredObjectsTable;
   analytics_events: AnalyticsEventsTable;
+  analytics_days: AnalyticsDaysTable;
+  analytics_org_days: AnalyticsOrgDaysTable;
+  analytics_rollup: AnalyticsRollupTable;
+  analytics_identified: AnalyticsIdentifiedTable;
 }

@@ -3,7 +3,15 @@
  * clock, so that a stream of viewers' reports does not empty every cached read of every organization.
  * A table belongs here only while no `cachedRead` loads from it (only events and tokens are read so).
  */
-export const UNCACHED_TABLES = ['analytics_events', 'rate_limits', 'stored_objects'] as const;
+export const UNCACHED_TABLES = [
+  'analytics_events',
+  'analytics_days',
+  'analytics_org_days',
+  'analytics_rollup',
+  'analytics_identified',
+  'rate_limits',
+  'stored_objects',
+] as const;
 
 const STATEMENT = new RegExp(`^\\s*(insert\\s+into|update|delete\\s+from)\\s+"(${UNCACHED_TABLES.join('|')})"`, 'i');
 

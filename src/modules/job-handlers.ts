@@ -1,5 +1,6 @@
 import type { Container } from '../container.ts';
 import { collectHandlers, type LanedHandler } from '../jobs/registry.ts';
+import { analyticsJobs } from './analytics/analytics.jobs.ts';
 import { captionJobs } from './captions/captions.jobs.ts';
 import { gdprJobs } from './gdpr/gdpr.jobs.ts';
 import { housekeepingJobs } from './housekeeping/housekeeping.jobs.ts';
@@ -27,5 +28,6 @@ export function jobHandlers({ config, media, mailer, repositories: r, services: 
     webhookJobs({ delivery: new WebhookDelivery(config, s.webhooks), webhooks: r.webhooks, gdpr: s.gdpr }),
     stakeholderEmailJobs({ stakeholderEmails: s.stakeholderEmails }),
     housekeepingJobs({ housekeeping: s.housekeeping }),
+    analyticsJobs({ rollups: s.analyticsRollups }),
   ]);
 }

@@ -54,6 +54,8 @@ export const jobKinds = {
    * "Retention"). Attempts: a sweep that cannot queue its successor is retried for days rather than end the chain.
    */
   'housekeeping.sweep': jobKind<Record<string, never>>({ maxAttempts: 100, lane: 'short' }),
+  /** Adds the reports stored since the last run to the daily rollups, and queues the next run (docs/analytics.md, "Rollups"). */
+  'analytics.rollup': jobKind<Record<string, never>>({ maxAttempts: 100, lane: 'short' }),
 };
 
 export type JobKinds = typeof jobKinds;

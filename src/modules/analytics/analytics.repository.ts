@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
-import { monthOfMs } from '../../db/dialect.ts';
+import { laterOf, monthOfMs } from '../../db/dialect.ts';
 import type { AnalyticsEventsTable, DB } from '../../db/schema.ts';
 import { intervalMs, intervalOffsetMs, type Interval } from './intervals.ts';
 
@@ -20,25 +20,45 @@ export interface PlayerTotals {
 export class AnalyticsRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  /** Inserts the reports; answers the dedup keys that were new (a replayed report is skipped). */
+  /**
+   * Inserts the reports; answers the dedup keys that were new (a replayed report is skipped). The
+   * addresses of new identified views are recorded as the organization's, last given now.
+   */
   async insertMany(rows: NewAnalyticsEvent[]): Promise<Set<string>> {
     if (rows.length === 0) return new Set();
-    const inserted = await this.db
-      .insertInto('analytics_events')
-      .values(rows)
-      .onConflict((oc) => oc.column('dedup_key').doNothing())
-      .returning('dedup_key')
-      .execute();
-    return new Set(inserted.map((r) => r.dedup_key));
+    const insert = async (db: Kysely<DB>) => {
+      const inserted = await db
+        .insertInto('analytics_events')
+        .values(rows)
+        .onConflict((oc) => oc.column('dedup_key').doNothing())
+        .returning(['dedup_key', 'type', 'organization_id', 'email', 'created_at'])
+        .execute();
+      const latest = new Map<string, { organization_id: number; email: string; last_seen: number }>();
+      for (const r of inserted) {
+        if (r.type !== 'identified_view' || r.email === null) continue;
+        const key = `${r.organization_id} ${r.email}`;
+        if ((latest.get(key)?.last_seen ?? -1) < r.created_at) latest.set(key, { organization_id: r.organization_id, email: r.email, last_seen: r.created_at });
+      }
+      if (latest.size > 0) {
+        await db
+          .insertInto('analytics_identified')
+          .values([...latest.values()])
+          .onConflict((oc) => oc.columns(['organization_id', 'email']).doUpdateSet({ last_seen: laterOf('analytics_identified', 'last_seen') }))
+          .execute();
+      }
+      return new Set(inserted.map((r) => r.dedup_key));
+    };
+    // Only reports that name an address write twice; the others stay one statement.
+    return rows.some((r) => r.type === 'identified_view') ? this.db.transaction().execute(insert) : insert(this.db);
   }
 
-  /** Totals of the organization's reports in [fromMs, toMs), of one player when `playerId` is given. */
-  async totals(organizationId: number, playerId: number | null, fromMs: number, toMs: number): Promise<PlayerTotals> {
+  /** Totals of a player's reports in [fromMs, toMs). */
+  async totals(organizationId: number, playerId: number, fromMs: number, toMs: number): Promise<PlayerTotals> {
     const row = await this.db
       .selectFrom('analytics_events')
       .select(TOTALS)
       .where('organization_id', '=', organizationId)
-      .$if(playerId !== null, (qb) => qb.where('player_id', '=', playerId!))
+      .where('player_id', '=', playerId)
       .where('created_at', '>=', fromMs)
       .where('created_at', '<', toMs)
       .executeTakeFirstOrThrow();
@@ -149,6 +169,38 @@ export class AnalyticsRepository {
     };
   }
 
+  /**
+   * A page of the organization's addresses last given at or after `fromMs`, the latest first, and how
+   * many there are: read from analytics_identified, without the period's reports (docs/analytics.md).
+   */
+  async recentlyIdentified(organizationId: number, fromMs: number, page: { limit: number; offset: number }) {
+    const base = this.db.selectFrom('analytics_identified').where('organization_id', '=', organizationId).where('last_seen', '>=', fromMs);
+    const rows = await base.select('email').orderBy('last_seen', 'desc').orderBy('email').limit(page.limit).offset(page.offset).execute();
+    const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
+    return { emails: rows.map((r) => r.email), total: Number(total) };
+  }
+
+  /** When each address was first and last given in [fromMs, toMs), and in how many loads. */
+  async identifiedIn(organizationId: number, emails: string[], fromMs: number, toMs: number) {
+    if (emails.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('analytics_events')
+      .select([
+        'email',
+        sql<number>`min(created_at)`.as('first_seen'),
+        sql<number>`max(created_at)`.as('last_seen'),
+        sql<number>`count(distinct session_id)`.as('loads'),
+      ])
+      .where('organization_id', '=', organizationId)
+      .where('type', '=', 'identified_view')
+      .where('email', 'in', emails)
+      .where('created_at', '>=', fromMs)
+      .where('created_at', '<', toMs)
+      .groupBy('email')
+      .execute();
+    return rows.map((r) => ({ email: r.email!, first_seen: Number(r.first_seen), last_seen: Number(r.last_seen), loads: Number(r.loads) }));
+  }
+
   /** What the loads in which each address was given played, per player: seconds of playback and views. */
   async watchedBy(organizationId: number, emails: string[], playerId: number | undefined, fromMs: number, toMs: number) {
     if (emails.length === 0) return [];
@@ -192,29 +244,6 @@ export class AnalyticsRepository {
       views: Number(r.views ?? 0),
       furthest_percent: r.furthest === null ? null : Number(r.furthest),
     }));
-  }
-
-  /** The organization's players with the most views in the period. */
-  async topPlayers(organizationId: number, fromMs: number, toMs: number, limit: number) {
-    const rows = await this.db
-      .selectFrom('analytics_events')
-      .innerJoin('players', 'players.id', 'analytics_events.player_id')
-      .select([
-        'players.id as player_id',
-        'players.uuid',
-        'players.name',
-        sql<number>`sum(case when type = 'view' and percent = 0 then 1 else 0 end)`.as('views'),
-        sql<number>`sum(case when type = 'attention_span' then watched_seconds else 0 end)`.as('watch_seconds'),
-      ])
-      .where('analytics_events.organization_id', '=', organizationId)
-      .where('analytics_events.created_at', '>=', fromMs)
-      .where('analytics_events.created_at', '<', toMs)
-      .groupBy(['players.id', 'players.uuid', 'players.name'])
-      .orderBy('views', 'desc')
-      .orderBy('players.id')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => ({ player_id: r.player_id, uuid: r.uuid, name: r.name, views: Number(r.views ?? 0), watch_seconds: Number(r.watch_seconds ?? 0) }));
   }
 }
 

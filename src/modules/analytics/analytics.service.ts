@@ -21,6 +21,8 @@ import type {
   ViewersQuery,
 } from './analytics.schemas.ts';
 import type { ClientFacts } from './client-facts.ts';
+import { DistinctSketch } from './distinct-sketch.ts';
+import type { RollupRepository } from './rollup.repository.ts';
 import type { Countries } from './countries.ts';
 import { bucketsOf, DAY_MS, tenths } from './intervals.ts';
 
@@ -133,6 +135,7 @@ export class AnalyticsService {
 
   constructor(
     private readonly repo: AnalyticsRepository,
+    private readonly rollups: RollupRepository,
     private readonly players: PlayersService,
     private readonly videos: VideosService,
     private readonly ctas: CtasService,
@@ -270,7 +273,10 @@ export class AnalyticsService {
     const period = periodOf(query);
     const playerId = scope.player ? (await this.player(organizationId, scope.player)).id : undefined;
     const email = query.email?.toLowerCase();
-    const { rows, total } = await this.repo.identifiedViewers(organizationId, { playerId, email }, period.fromMs, period.toMs, page);
+    const { rows, total } =
+      playerId === undefined && email === undefined && period.toMs > Date.now()
+        ? await this.recentlyIdentified(organizationId, period, page)
+        : await this.repo.identifiedViewers(organizationId, { playerId, email }, period.fromMs, period.toMs, page);
     const watched = await this.repo.watchedBy(
       organizationId,
       rows.map((r) => r.email),
@@ -301,14 +307,37 @@ export class AnalyticsService {
     return { items, total };
   }
 
+  /**
+   * The organization's identified viewers of a period that reaches today: the addresses last given
+   * since its start are the period's, in the order of analytics_identified, so only the page's
+   * addresses' reports are read.
+   */
+  private async recentlyIdentified(organizationId: number, period: { fromMs: number; toMs: number }, page: Page) {
+    const { emails, total } = await this.repo.recentlyIdentified(organizationId, period.fromMs, page);
+    const seen = new Map((await this.repo.identifiedIn(organizationId, emails, period.fromMs, period.toMs)).map((r) => [r.email, r]));
+    const rows = emails.map((email) => seen.get(email) ?? { email, first_seen: period.fromMs, last_seen: period.fromMs, loads: 0 });
+    return { rows, total };
+  }
+
+  /**
+   * The organization's figures and most viewed players, from the daily rollups (at most
+   * ANALYTICS_ROLLUP_SECONDS late): additive figures summed, distinct viewers and addresses counted
+   * from the merged sketches of the period's days.
+   */
   async organizationSummary(organizationId: number, query: PeriodQuery): Promise<OrganizationAnalytics> {
     const period = periodOf(query);
-    const t = await this.repo.totals(organizationId, null, period.fromMs, period.toMs);
-    const top = await this.repo.topPlayers(organizationId, period.fromMs, period.toMs, TOP_PLAYERS);
+    const sums = await this.rollups.organizationTotals(organizationId, period.fromMs, period.toMs);
+    const viewers = new DistinctSketch();
+    const emails = new DistinctSketch();
+    for (const day of await this.rollups.organizationSketches(organizationId, period.fromMs, period.toMs)) {
+      viewers.merge(DistinctSketch.from(day.viewers));
+      emails.merge(DistinctSketch.from(day.emails));
+    }
+    const top = await this.rollups.topPlayers(organizationId, period.fromMs, period.toMs, TOP_PLAYERS);
     return {
       from: period.from,
       to: period.to,
-      ...figures(t),
+      ...figures({ ...sums, unique_viewers: viewers.count(), identified_viewers: emails.count() }),
       top_players: top.map(({ watch_seconds, ...p }) => ({ ...p, total_watch_seconds: tenths(watch_seconds) })),
     };
   }

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { DB, GdprRequestsTable } from '../../db/schema.ts';
+import { laterOf } from '../../db/dialect.ts';
 
 export type GdprRequestRow = Selectable<GdprRequestsTable>;
 
@@ -190,8 +191,9 @@ export class GdprRepository {
       .execute();
   }
 
-  /** Erases the stored reports of the sessions in which the address was given. */
+  /** Erases the stored reports of the sessions in which the address was given, and the address's entry among the identified. */
   async deleteAnalyticsSessions(organizationId: number, email: string): Promise<number> {
+    await this.db.deleteFrom('analytics_identified').where('organization_id', '=', organizationId).where('email', '=', email).execute();
     const result = await this.db
       .deleteFrom('analytics_events')
       .where('organization_id', '=', organizationId)
@@ -202,7 +204,21 @@ export class GdprRepository {
     return Number(result.numDeletedRows);
   }
 
+  /** Rewrites the address in the stored reports and among the identified (merged with the new address's entry). */
   async renameAnalyticsEmail(organizationId: number, from: string, to: string): Promise<number> {
+    const old = await this.db
+      .deleteFrom('analytics_identified')
+      .where('organization_id', '=', organizationId)
+      .where('email', '=', from)
+      .returning('last_seen')
+      .executeTakeFirst();
+    if (old) {
+      await this.db
+        .insertInto('analytics_identified')
+        .values({ organization_id: organizationId, email: to, last_seen: old.last_seen })
+        .onConflict((oc) => oc.columns(['organization_id', 'email']).doUpdateSet({ last_seen: laterOf('analytics_identified', 'last_seen') }))
+        .execute();
+    }
     const result = await this.db
       .updateTable('analytics_events')
       .set({ email: to, dedup_key: sql<string>`replace(dedup_key, ${`:identified:${from}`}, ${`:identified:${to}`})` })

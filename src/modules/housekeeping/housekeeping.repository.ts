@@ -38,6 +38,38 @@ export class HousekeepingRepository {
     return Number(r.numDeletedRows);
   }
 
+  /**
+   * Deletes at most `limit` viewers' reports stored before `before` (ms) that the rollups have already
+   * counted, oldest first; answers how many.
+   */
+  async deleteRolledUpReports(before: number, limit: number): Promise<number> {
+    const old = this.db
+      .selectFrom('analytics_events')
+      .select('id')
+      .where('created_at', '<', before)
+      .where('id', '<=', (eb) => eb.selectFrom('analytics_rollup').select('last_event_id').where('analytics_rollup.id', '=', 1))
+      .orderBy('created_at')
+      .limit(limit);
+    const r = await this.db.deleteFrom('analytics_events').where('id', 'in', old).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
+  /** Deletes at most `limit` of the addresses last given at an email gate before `before` (ms). */
+  async deleteIdentifiedBefore(before: number, limit: number): Promise<number> {
+    const old = this.db
+      .selectFrom('analytics_identified')
+      .select(['organization_id', 'email'])
+      .where('last_seen', '<', before)
+      .orderBy('last_seen')
+      .limit(limit)
+      .$asTuple('organization_id', 'email');
+    const r = await this.db
+      .deleteFrom('analytics_identified')
+      .where(({ eb, refTuple }) => eb(refTuple('organization_id', 'email'), 'in', old))
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
   /** Deletes at most `limit` idempotency keys created before `before` (Unix seconds); answers how many. */
   async deleteIdempotencyKeys(before: number, limit: number): Promise<number> {
     const r = await this.db

@@ -2,11 +2,11 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../idempotency/idempotency.service.ts';
-import { enqueue } from '../job-kinds.ts';
 import type { HousekeepingRepository } from './housekeeping.repository.ts';
+import { scheduleRecurring } from './recurring.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const TASK = 'sweep';
+const TASK = 'sweep' as const;
 
 export interface HousekeepingOptions {
   /** Seconds from one sweep to the next (HOUSEKEEPING_INTERVAL_SECONDS). */
@@ -15,6 +15,8 @@ export interface HousekeepingOptions {
   doneJobRetentionDays: number;
   /** Days a job that failed for good is kept (FAILED_JOB_RETENTION_DAYS). */
   failedJobRetentionDays: number;
+  /** Days viewers' raw reports are kept (ANALYTICS_RETENTION_DAYS); their daily rollups stay. */
+  analyticsRetentionDays: number;
   /** Rows per delete statement: each is its own short transaction. */
   batchSize?: number;
   /** Delete statements per kind of row and sweep, so that one sweep ends soon; the rest waits for the next. */
@@ -28,6 +30,10 @@ export interface SweepResult {
   idempotency_keys: number;
   /** Counters of the public limits whose window has passed (docs/security.md). */
   rate_limits: number;
+  /** Viewers' reports past ANALYTICS_RETENTION_DAYS (only those already rolled up). */
+  analytics_reports: number;
+  /** Addresses last given before ANALYTICS_RETENTION_DAYS. */
+  analytics_addresses: number;
   complete: boolean;
 }
 
@@ -37,7 +43,8 @@ export class SweepError extends Error {}
 /**
  * Deletes what nothing needs any more (docs/jobs.md, "Retention"): jobs that succeeded after
  * JOB_RETENTION_DAYS, jobs that failed after FAILED_JOB_RETENTION_DAYS (what they named in job_subjects
- * goes with them), idempotency keys past their 24 h window. A queued or running job is never touched,
+ * goes with them), idempotency keys past their 24 h window, viewers' reports (once rolled up) and
+ * addresses past ANALYTICS_RETENTION_DAYS. A queued or running job is never touched,
  * however old. Rows are deleted in bounded batches so that no statement holds a long lock.
  */
 export class HousekeepingService {
@@ -58,14 +65,7 @@ export class HousekeepingService {
    * at most one sweep is queued. Answers whether this call queued it.
    */
   schedule(delayMs = 0): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      const repo = this.repo.with(trx);
-      // Callers take turns on the task's row: the second one sees the sweep the first one queued.
-      await repo.lockTask(TASK);
-      if (await repo.isQueued('housekeeping.sweep')) return false;
-      await enqueue(trx, 'housekeeping.sweep', {}, { delayMs });
-      return true;
-    });
+    return scheduleRecurring(this.db, TASK, delayMs);
   }
 
   /**
@@ -93,12 +93,17 @@ export class HousekeepingService {
     const failed = await this.inBatches((limit) => this.repo.deleteFinishedJobs('failed', now - this.options.failedJobRetentionDays * DAY_MS, limit), signal);
     const keys = await this.inBatches((limit) => this.repo.deleteIdempotencyKeys(Math.floor(now / 1000) - IDEMPOTENCY_WINDOW_SECONDS, limit), signal);
     const limits = await this.inBatches((limit) => this.repo.deleteRateLimits(now, limit), signal);
+    const analyticsBefore = now - this.options.analyticsRetentionDays * DAY_MS;
+    const reports = await this.inBatches((limit) => this.repo.deleteRolledUpReports(analyticsBefore, limit), signal);
+    const addresses = await this.inBatches((limit) => this.repo.deleteIdentifiedBefore(analyticsBefore, limit), signal);
     return {
       done_jobs: done.deleted,
       failed_jobs: failed.deleted,
       idempotency_keys: keys.deleted,
       rate_limits: limits.deleted,
-      complete: done.complete && failed.complete && keys.complete && limits.complete,
+      analytics_reports: reports.deleted,
+      analytics_addresses: addresses.deleted,
+      complete: done.complete && failed.complete && keys.complete && limits.complete && reports.complete && addresses.complete,
     };
   }
 

@@ -1,0 +1,256 @@
+import { sql, type Kysely } from 'kysely';
+import { settledMaxId } from '../../db/dialect.ts';
+import type { DB } from '../../db/schema.ts';
+import { DAY_MS } from './intervals.ts';
+
+/** A day of a player, as the rollups key it. */
+export interface DayKey {
+  organization_id: number;
+  player_id: number;
+  day: number;
+}
+
+/** The additive figures of a player's day (what the reports of one batch add to it). */
+export interface DayFigures extends DayKey {
+  loads: number;
+  plays: number;
+  views: number;
+  completions: number;
+  watch_seconds: number;
+  cta_clicks: number;
+}
+
+export interface DaySketches {
+  viewers: Buffer | null;
+  emails: Buffer | null;
+}
+
+/** The UTC day of a report, in epoch ms (literal integers: SQLite's division of a bound number would not truncate). */
+const DAY_OF = sql<number>`(created_at / ${sql.lit(DAY_MS)}) * ${sql.lit(DAY_MS)}`;
+const VIEW_START = sql`type = 'view' and percent = 0`;
+/** A load's first start of playback (later chapters of the same load are views, not plays). */
+const FIRST_PLAY = sql`${VIEW_START} and not exists (
+  select 1 from analytics_events p where p.session_id = analytics_events.session_id and p.type = 'view' and p.percent = 0 and p.id < analytics_events.id)`;
+
+/** Queries of the analytics rollups (docs/analytics.md, "Rollups"). */
+export class RollupRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  with(db: Kysely<DB>): RollupRepository {
+    return new RollupRepository(db);
+  }
+
+  /** The largest report id below which every report is committed. */
+  settledMaxId(): Promise<number> {
+    return settledMaxId(this.db, 'analytics_events');
+  }
+
+  /** How far the rollups have read, locking the row until the transaction ends (rollups take turns). */
+  async lockProgress(): Promise<number> {
+    const row = await this.db
+      .updateTable('analytics_rollup')
+      .set((eb) => ({ last_event_id: eb.ref('last_event_id') }))
+      .where('id', '=', 1)
+      .returning('last_event_id')
+      .executeTakeFirstOrThrow();
+    return Number(row.last_event_id);
+  }
+
+  async progress(): Promise<number> {
+    const row = await this.db.selectFrom('analytics_rollup').select('last_event_id').where('id', '=', 1).executeTakeFirstOrThrow();
+    return Number(row.last_event_id);
+  }
+
+  async setProgress(lastEventId: number): Promise<void> {
+    await this.db.updateTable('analytics_rollup').set({ last_event_id: lastEventId }).where('id', '=', 1).execute();
+  }
+
+  /** What the reports with ids in (afterId, toId] add to each player's day. */
+  async figuresOf(afterId: number, toId: number): Promise<DayFigures[]> {
+    const rows = await this.db
+      .selectFrom('analytics_events')
+      .select([
+        'organization_id',
+        'player_id',
+        DAY_OF.as('day'),
+        sql<number>`sum(case when type = 'load' then 1 else 0 end)`.as('loads'),
+        sql<number>`sum(case when ${FIRST_PLAY} then 1 else 0 end)`.as('plays'),
+        sql<number>`sum(case when ${VIEW_START} then 1 else 0 end)`.as('views'),
+        sql<number>`sum(case when type = 'view' and percent = 100 then 1 else 0 end)`.as('completions'),
+        sql<number>`sum(case when type = 'attention_span' then watched_seconds else 0 end)`.as('watch_seconds'),
+        sql<number>`sum(case when type = 'cta_click' then 1 else 0 end)`.as('cta_clicks'),
+      ])
+      .where('id', '>', afterId)
+      .where('id', '<=', toId)
+      .groupBy(['organization_id', 'player_id', 'day'])
+      .execute();
+    return rows.map((r) => ({
+      organization_id: r.organization_id,
+      player_id: r.player_id,
+      day: Number(r.day),
+      loads: Number(r.loads),
+      plays: Number(r.plays),
+      views: Number(r.views),
+      completions: Number(r.completions),
+      watch_seconds: Number(r.watch_seconds ?? 0),
+      cta_clicks: Number(r.cta_clicks),
+    }));
+  }
+
+  /** The distinct viewers who started playback, and the addresses given, per player's day, among (afterId, toId]. */
+  async distinctOf(afterId: number, toId: number): Promise<Array<DayKey & { kind: 'viewers' | 'emails'; value: string }>> {
+    const rows = await this.db
+      .selectFrom('analytics_events')
+      .select([
+        'organization_id',
+        'player_id',
+        DAY_OF.as('day'),
+        sql<'viewers' | 'emails'>`case when type = 'identified_view' then 'emails' else 'viewers' end`.as('kind'),
+        sql<string>`case when type = 'identified_view' then email else coalesce(visitor_id, session_id) end`.as('value'),
+      ])
+      .distinct()
+      .where('id', '>', afterId)
+      .where('id', '<=', toId)
+      .where((eb) => eb.or([eb.and([eb('type', '=', 'view'), eb('percent', '=', 0)]), eb('type', '=', 'identified_view')]))
+      .execute();
+    return rows.map((r) => ({ ...r, day: Number(r.day) }));
+  }
+
+  /** The sketches already kept for these player days. */
+  async daySketches(keys: DayKey[]): Promise<Array<DayKey & DaySketches>> {
+    const found: Array<DayKey & DaySketches> = [];
+    for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
+      const chunk = keys.slice(i, i + KEYS_PER_STATEMENT);
+      const rows = await this.db
+        .selectFrom('analytics_days')
+        .select(['organization_id', 'player_id', 'day', 'viewers', 'emails'])
+        .where((eb) =>
+          eb(
+            eb.refTuple('organization_id', 'day', 'player_id'),
+            'in',
+            chunk.map((k) => eb.tuple(k.organization_id, k.day, k.player_id)),
+          ),
+        )
+        .execute();
+      found.push(...rows.map((r) => ({ ...r, day: Number(r.day) })));
+    }
+    return found;
+  }
+
+  async orgDaySketches(keys: Array<{ organization_id: number; day: number }>): Promise<Array<{ organization_id: number; day: number } & DaySketches>> {
+    const found: Array<{ organization_id: number; day: number } & DaySketches> = [];
+    for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
+      const chunk = keys.slice(i, i + KEYS_PER_STATEMENT);
+      const rows = await this.db
+        .selectFrom('analytics_org_days')
+        .select(['organization_id', 'day', 'viewers', 'emails'])
+        .where((eb) =>
+          eb(
+            eb.refTuple('organization_id', 'day'),
+            'in',
+            chunk.map((k) => eb.tuple(k.organization_id, k.day)),
+          ),
+        )
+        .execute();
+      found.push(...rows.map((r) => ({ ...r, day: Number(r.day) })));
+    }
+    return found;
+  }
+
+  /** Adds the figures to each player's day and sets its sketches (already merged with the kept ones). */
+  async addToDays(rows: Array<DayFigures & DaySketches>): Promise<void> {
+    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+      await this.db
+        .insertInto('analytics_days')
+        .values(rows.slice(i, i + ROWS_PER_STATEMENT))
+        .onConflict((oc) =>
+          oc.columns(['organization_id', 'day', 'player_id']).doUpdateSet({
+            loads: sql`analytics_days.loads + excluded.loads`,
+            plays: sql`analytics_days.plays + excluded.plays`,
+            views: sql`analytics_days.views + excluded.views`,
+            completions: sql`analytics_days.completions + excluded.completions`,
+            watch_seconds: sql`analytics_days.watch_seconds + excluded.watch_seconds`,
+            cta_clicks: sql`analytics_days.cta_clicks + excluded.cta_clicks`,
+            viewers: sql`excluded.viewers`,
+            emails: sql`excluded.emails`,
+          }),
+        )
+        .execute();
+    }
+  }
+
+  async setOrgDays(rows: Array<{ organization_id: number; day: number } & DaySketches>): Promise<void> {
+    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+      await this.db
+        .insertInto('analytics_org_days')
+        .values(rows.slice(i, i + ROWS_PER_STATEMENT))
+        .onConflict((oc) => oc.columns(['organization_id', 'day']).doUpdateSet({ viewers: sql`excluded.viewers`, emails: sql`excluded.emails` }))
+        .execute();
+    }
+  }
+
+  /** The organization's rolled-up figures of the days in [fromMs, toMs). */
+  async organizationTotals(organizationId: number, fromMs: number, toMs: number) {
+    const row = await this.db
+      .selectFrom('analytics_days')
+      .select((eb) => [
+        eb.fn.sum<number>('loads').as('loads'),
+        eb.fn.sum<number>('plays').as('plays'),
+        eb.fn.sum<number>('views').as('views'),
+        eb.fn.sum<number>('completions').as('completions'),
+        eb.fn.sum<number>('watch_seconds').as('watch_seconds'),
+        eb.fn.sum<number>('cta_clicks').as('cta_clicks'),
+      ])
+      .where('organization_id', '=', organizationId)
+      .where('day', '>=', fromMs)
+      .where('day', '<', toMs)
+      .executeTakeFirstOrThrow();
+    const n = (v: unknown) => Number(v ?? 0);
+    return {
+      loads: n(row.loads),
+      plays: n(row.plays),
+      views: n(row.views),
+      completions: n(row.completions),
+      watch_seconds: n(row.watch_seconds),
+      cta_clicks: n(row.cta_clicks),
+    };
+  }
+
+  /** The organization's sketches of the days in [fromMs, toMs). */
+  organizationSketches(organizationId: number, fromMs: number, toMs: number): Promise<DaySketches[]> {
+    return this.db
+      .selectFrom('analytics_org_days')
+      .select(['viewers', 'emails'])
+      .where('organization_id', '=', organizationId)
+      .where('day', '>=', fromMs)
+      .where('day', '<', toMs)
+      .execute();
+  }
+
+  /** The organization's players with the most views in the days of [fromMs, toMs). */
+  async topPlayers(organizationId: number, fromMs: number, toMs: number, limit: number) {
+    const rows = await this.db
+      .selectFrom('analytics_days')
+      .innerJoin('players', 'players.id', 'analytics_days.player_id')
+      .select((eb) => [
+        'players.id as player_id',
+        'players.uuid',
+        'players.name',
+        eb.fn.sum<number>('analytics_days.views').as('views'),
+        eb.fn.sum<number>('analytics_days.watch_seconds').as('watch_seconds'),
+      ])
+      .where('analytics_days.organization_id', '=', organizationId)
+      .where('analytics_days.day', '>=', fromMs)
+      .where('analytics_days.day', '<', toMs)
+      .groupBy(['players.id', 'players.uuid', 'players.name'])
+      .orderBy('views', 'desc')
+      .orderBy('players.id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ player_id: r.player_id, uuid: r.uuid, name: r.name, views: Number(r.views ?? 0), watch_seconds: Number(r.watch_seconds ?? 0) }));
+  }
+}
+
+const KEYS_PER_STATEMENT = 300;
+/** Eleven columns a row: well under SQLite's and PostgreSQL's limits of bound values. */
+const ROWS_PER_STATEMENT = 500;

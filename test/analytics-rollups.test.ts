@@ -1,0 +1,178 @@
+/**
+ * The daily rollups of the stored reports (docs/analytics.md, "Rollups"), on both dialects: the
+ * organization's summary answers from them once the rollup job has run, and equals what the players'
+ * own figures (read from the raw reports) add up to; the job counts every report once, whatever the
+ * number of runs at once; the retention sweep removes raw reports only once they are rolled up, and
+ * the organization's figures stay.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { JobRunner } from '../src/jobs/runner.ts';
+import { jobHandlers } from '../src/modules/job-handlers.ts';
+import { BROWSER_UA, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
+import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
+
+const P = '/dashboard/v1';
+const DAY_MS = 86_400_000;
+
+describe.each(dialects)('analytics rollups on %s', (dialect) => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { ANALYTICS_ROLLUP_SECONDS: '1' });
+  });
+  afterAll(() => t.close());
+
+  const beacon = async (uuid: string, load: string, body: Record<string, unknown>, visitor = `visitor-of-${load}`) => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/watch/${uuid}/analytics`,
+      headers: { 'user-agent': BROWSER_UA },
+      payload: { player_load_id: load, visitor_uuid: visitor, chapter: 0, ...body },
+    });
+    expect(res.statusCode, res.body).toBe(204);
+  };
+  const summaryOf = async (org: OrgContext, query = '') => {
+    const res = await org.api.get(`${P}/analytics/summary${query}`);
+    expect(res.status, res.raw).toBe(200);
+    return res.body;
+  };
+  const rollUp = () => t.services.analyticsRollups.catchUp();
+
+  it("the organization's summary answers from the rollups, once they have run; plays count loads, not chapters", async () => {
+    const org = await createOrg(t);
+    const a = await createPlayer(org.api, {}, 2);
+    const b = await createPlayer(org.api);
+    await beacon(a.uuid, 'r1', { type: 'load' });
+    await beacon(a.uuid, 'r1', { type: 'view', percent_watched: 0 });
+    await beacon(a.uuid, 'r1', { type: 'view', percent_watched: 0, chapter: 1 });
+    await beacon(a.uuid, 'r1', { type: 'view', percent_watched: 100, chapter: 1 });
+    await beacon(a.uuid, 'r1', { type: 'attention_span', buckets: Array(20).fill(1), watched: [[0, 7.5]], played_seconds: 7.5 });
+    await beacon(a.uuid, 'r1', { type: 'identified_view', email: 'Ann@Example.com' });
+    await beacon(b.uuid, 'r2', { type: 'load' }, 'visitor-of-r1');
+    await beacon(b.uuid, 'r2', { type: 'view', percent_watched: 0 }, 'visitor-of-r1');
+    await beacon(b.uuid, 'r2', { type: 'identified_view', email: 'ann@example.com' }, 'visitor-of-r1');
+    await beacon(b.uuid, 'r3', { type: 'view', percent_watched: 0 });
+
+    expect(await summaryOf(org)).toMatchObject({ loads: 0, views: 0, top_players: [] });
+    await rollUp();
+    const summary = await summaryOf(org);
+    expect(summary).toMatchObject({
+      loads: 2,
+      plays: 3,
+      views: 4,
+      unique_viewers: 2,
+      play_rate: 1.5,
+      completion_rate: 0.25,
+      total_watch_seconds: 7.5,
+      identified_viewers: 1,
+    });
+    expect(summary.top_players.map((p: { player_id: number; views: number }) => [p.player_id, p.views])).toEqual([
+      [a.id, 2],
+      [b.id, 2],
+    ]);
+    // A second run adds nothing; another organization sees nothing of it.
+    await rollUp();
+    expect(await summaryOf(org)).toEqual(summary);
+    expect(await summaryOf(await createOrg(t))).toMatchObject({ loads: 0, views: 0, unique_viewers: 0, top_players: [] });
+    // A period without those days.
+    expect(await summaryOf(org, '?from=2020-01-01&to=2020-01-31')).toMatchObject({ views: 0, top_players: [] });
+  });
+
+  it("equals the players' own figures added up, for any reports, rolled up in any number of runs, some at once", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            player: fc.nat(2),
+            load: fc.nat(5),
+            visitor: fc.nat(3),
+            kind: fc.constantFrom('load', 'start', 'end', 'identified', 'watch'),
+            chapter: fc.nat(1),
+          }),
+          { minLength: 1, maxLength: 25 },
+        ),
+        fc.integer({ min: 1, max: 4 }),
+        async (reports, runs) => {
+          const org = await createOrg(t);
+          const players = [await createPlayer(org.api, {}, 2), await createPlayer(org.api, {}, 2), await createPlayer(org.api, {}, 2)];
+          let rolled = Promise.resolve();
+          for (const [i, r] of reports.entries()) {
+            const player = players[r.player];
+            const load = `${player.uuid}-${r.load}`;
+            const body =
+              r.kind === 'load'
+                ? { type: 'load' }
+                : r.kind === 'start'
+                  ? { type: 'view', percent_watched: 0, chapter: r.chapter }
+                  : r.kind === 'end'
+                    ? { type: 'view', percent_watched: 100, chapter: r.chapter }
+                    : r.kind === 'identified'
+                      ? { type: 'identified_view', email: `viewer-${r.visitor}@example.com` }
+                      : { type: 'attention_span', buckets: Array(20).fill(1), watched: [[0, 1 + i]], played_seconds: 1 + i, seq: i };
+            await beacon(player.uuid, load, body, `visitor-${r.visitor}`);
+            // Rollups run now and then meanwhile, several at once.
+            if (i % Math.ceil(reports.length / runs) === 0) rolled = Promise.all([rolled, rollUp(), rollUp()]).then(() => undefined);
+          }
+          await rolled;
+          await rollUp();
+          const own = await Promise.all(players.map(async (p) => (await org.api.get(`${P}/analytics/players/${p.id}`)).body));
+          const summary = await summaryOf(org);
+          for (const figure of ['loads', 'plays', 'views', 'total_watch_seconds'] as const) {
+            expect(summary[figure], figure).toBeCloseTo(
+              own.reduce((sum, p) => sum + p[figure], 0),
+              5,
+            );
+          }
+          const viewers = new Set(reports.filter((r) => r.kind === 'start').map((r) => r.visitor));
+          expect(summary.unique_viewers).toBe(viewers.size);
+          expect(summary.identified_viewers).toBe(new Set(reports.filter((r) => r.kind === 'identified').map((r) => r.visitor)).size);
+        },
+      ),
+      { numRuns: 8 },
+    );
+  });
+
+  it('the recurring job keeps the rollups fresh: a report appears in the summary within the interval', async () => {
+    const runner = new JobRunner(t.database.db, { handlers: jobHandlers(t.container), backoff: () => 10, pollMs: 20 });
+    await t.services.analyticsRollups.schedule();
+    runner.start();
+    try {
+      const org = await createOrg(t);
+      const player = await createPlayer(org.api);
+      await beacon(player.uuid, 'job-1', { type: 'view', percent_watched: 0 });
+      await vi.waitFor(async () => expect(await summaryOf(org)).toMatchObject({ views: 1, plays: 1 }), { timeout: 10_000, interval: 200 });
+      await beacon(player.uuid, 'job-2', { type: 'view', percent_watched: 0 });
+      await vi.waitFor(async () => expect(await summaryOf(org)).toMatchObject({ views: 2, plays: 2 }), { timeout: 10_000, interval: 200 });
+      // One run waits in the queue, never two.
+      const queued = await t.database.db.selectFrom('jobs').select('id').where('type', '=', 'analytics.rollup').where('status', '=', 'queued').execute();
+      expect(queued.length).toBeLessThanOrEqual(1);
+    } finally {
+      await runner.stop(1000);
+    }
+  });
+
+  it('retention removes raw reports past ANALYTICS_RETENTION_DAYS only once rolled up; the summary keeps their figures', async () => {
+    const org = await createOrg(t);
+    const player = await createPlayer(org.api);
+    await beacon(player.uuid, 'old-1', { type: 'view', percent_watched: 0 });
+    await beacon(player.uuid, 'old-1', { type: 'identified_view', email: 'old@example.com' });
+    const later = Date.now() + 731 * DAY_MS;
+    const stored = async () => (await t.database.db.selectFrom('analytics_events').select('id').where('player_id', '=', player.id).execute()).length;
+
+    expect((await org.api.get(`${P}/analytics/viewers`)).body.viewers).toEqual([expect.objectContaining({ email: 'old@example.com', loads: 1 })]);
+    // Not rolled up yet: kept, however old.
+    await t.services.housekeeping.sweep(later);
+    expect(await stored()).toBe(2);
+    // The address is no longer listed among the identified viewers (past retention, whatever the rollups).
+    expect((await org.api.get(`${P}/analytics/viewers`)).body.viewers).toEqual([]);
+
+    await rollUp();
+    const swept = await t.services.housekeeping.sweep(later);
+    expect(swept.analytics_reports).toBeGreaterThanOrEqual(2);
+    expect(await stored()).toBe(0);
+    // The raw reports are gone (the player's figures read them), the rollups stay.
+    expect((await org.api.get(`${P}/analytics/players/${player.id}`)).body).toMatchObject({ views: 0 });
+    expect(await summaryOf(org)).toMatchObject({ views: 1, plays: 1, identified_viewers: 1 });
+  });
+});
