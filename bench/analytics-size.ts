@@ -22,6 +22,7 @@ interface Seeded {
   firstVideo: number;
   firstCta: number;
   seedSeconds: number;
+  rollupSeconds: number;
 }
 
 export interface AnalyticsSizeRow {
@@ -77,7 +78,9 @@ async function run(dialect: 'sqlite' | 'postgres', env: Record<string, string | 
   const server = await startChild('server.ts', { ...env, BENCH_SEED: 'analytics' }, 3_600_000);
   try {
     const seeded = server.info as Seeded;
-    process.stderr.write(`analytics size, ${dialect}: seeded ${ANALYTICS_SIZE.events.toLocaleString('en')} reports in ${seeded.seedSeconds} s\n`);
+    process.stderr.write(
+      `analytics size, ${dialect}: seeded ${ANALYTICS_SIZE.events.toLocaleString('en')} reports in ${seeded.seedSeconds} s, rolled up in ${seeded.rollupSeconds} s\n`,
+    );
     return await measure(dialect, seeded);
   } finally {
     await stopChild(server.child);

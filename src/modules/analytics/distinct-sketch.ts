@@ -24,7 +24,7 @@ export class DistinctSketch {
     if (buf[0] === DENSE) {
       if (buf.length !== 1 + REGISTERS) throw new Error('distinct sketch: registers of the wrong size');
       sketch.hashes = null;
-      sketch.registers = Uint8Array.from(buf.subarray(1));
+      sketch.registers = new Uint8Array(buf.subarray(1));
       return sketch;
     }
     if (buf[0] !== SPARSE || (buf.length - 1) % HASH_BYTES !== 0) throw new Error('distinct sketch: unknown encoding');

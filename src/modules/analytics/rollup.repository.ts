@@ -28,9 +28,13 @@ export interface DaySketches {
 /** The UTC day of a report, in epoch ms (literal integers: SQLite's division of a bound number would not truncate). */
 const DAY_OF = sql<number>`(created_at / ${sql.lit(DAY_MS)}) * ${sql.lit(DAY_MS)}`;
 const VIEW_START = sql`type = 'view' and percent = 0`;
-/** A load's first start of playback (later chapters of the same load are views, not plays). */
-const FIRST_PLAY = sql`${VIEW_START} and not exists (
-  select 1 from analytics_events p where p.session_id = analytics_events.session_id and p.type = 'view' and p.percent = 0 and p.id < analytics_events.id)`;
+/**
+ * A load's first start of playback (later chapters of the same load are views, not plays). A scalar
+ * subquery, looked up per report by the session index: as NOT EXISTS, PostgreSQL planned an anti-join
+ * over every report of the table, for each batch.
+ */
+const FIRST_PLAY = sql`${VIEW_START} and analytics_events.id = (
+  select min(p.id) from analytics_events p where p.session_id = analytics_events.session_id and p.type = 'view' and p.percent = 0)`;
 
 /** Queries of the analytics rollups (docs/analytics.md, "Rollups"). */
 export class RollupRepository {
