@@ -17,7 +17,15 @@ export function numbersTo(dialect: Database['dialect'], count: number) {
     : sql`(WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${sql.lit(count)}) SELECT i FROM s) AS n`;
 }
 
-export const SIZE = { ctas: 1_000_000, onFirstChapter: 200_000, liveInstances: 100_000, players: 1_000_000, videos: 1_000_000 };
+export const SIZE = {
+  ctas: 1_000_000,
+  onFirstChapter: 200_000,
+  liveInstances: 100_000,
+  players: 1_000_000,
+  videos: 1_000_000,
+  users: 1_000_000,
+  tags: 1_000_000,
+};
 
 export async function seedSize(app: FastifyInstance, database: Database, token: string) {
   const created = await app.inject({
@@ -70,6 +78,17 @@ export async function seedSize(app: FastifyInstance, database: Database, token: 
              CASE WHEN n.i % 1000 = 0 THEN 'Webinar recap ' || n.i ELSE 'Item ' || n.i END, ${sql.lit(now)}, ${sql.lit(now)}
       FROM ${numbersTo(dialect, SIZE[table])}`.execute(db);
   }
+  // A million users (every thousandth a "Webinar" host, every tenth an editor) and a million tags
+  // (every thousandth "…webinar…").
+  await sql`
+    INSERT INTO users (organization_id, email, first_name, last_name, role, status, created_at, updated_at)
+    SELECT ${sql.lit(organization)}, 'user' || n.i || '@example.com', CASE WHEN n.i % 1000 = 0 THEN 'Webinar' ELSE 'Ann' END, 'Lee ' || n.i,
+           CASE WHEN n.i % 10 = 0 THEN 'editor' ELSE 'viewer' END, 'active', ${sql.lit(now)}, ${sql.lit(now)}
+    FROM ${numbersTo(dialect, SIZE.users)}`.execute(db);
+  await sql`
+    INSERT INTO tags (organization_id, name, created_at, updated_at)
+    SELECT ${sql.lit(organization)}, CASE WHEN n.i % 1000 = 0 THEN 'spring-webinar-' || n.i ELSE 'tag-' || n.i END, ${sql.lit(now)}, ${sql.lit(now)}
+    FROM ${numbersTo(dialect, SIZE.tags)}`.execute(db);
   // As autovacuum leaves a table in steady state: statistics, and the visibility map index-only scans need.
   if (dialect === 'postgres') await sql`VACUUM (ANALYZE)`.execute(db);
   else await sql`ANALYZE`.execute(db);

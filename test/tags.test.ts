@@ -259,6 +259,20 @@ describe.each(dialects)('tags on %s', (dialect) => {
       expect((await del(org.api, '/dashboard/v1/tags', { tag: { id: h.id } })).body).toEqual([h]);
     });
 
+    it("keeps the list's count exact through creations and deletions (the organization's row count), and search in step", async () => {
+      const own = await createOrg(t);
+      const count = async () => (await own.api.get('/dashboard/v1/tags?per_page=1')).body.summary.count;
+      const names = ['Summer Webinar', 'webinar recap', 'Launch'];
+      const made = [];
+      for (const name of names) made.push((await own.api.post('/dashboard/v1/tags', { name })).body);
+      expect(await count()).toBe(3);
+      expect((await own.api.get('/dashboard/v1/tags?query=WEBINAR')).body.map((x: { name: string }) => x.name)).toEqual(['Summer Webinar', 'webinar recap']);
+      await del(own.api, `/dashboard/v1/tags?ids=${made[0].id},${made[2].id}`);
+      expect(await count()).toBe(1);
+      expect((await own.api.get('/dashboard/v1/tags?query=webinar')).body.map((x: { name: string }) => x.name)).toEqual(['webinar recap']);
+      expect((await (await createOrg(t)).api.get('/dashboard/v1/tags?per_page=1')).body.summary.count).toBe(0);
+    });
+
     it('answers 404 when nothing matches and 422 when nothing is named', async () => {
       const none = await del(org.api, '/dashboard/v1/tags?name=never-existed');
       expect(none.status).toBe(404);

@@ -58,20 +58,24 @@ export async function countRowsOf(db: Kysely<any>, table: string): Promise<void>
     .execute(db);
 }
 
-export async function dropRowCounts(db: Kysely<any>, tables: readonly string[]): Promise<void> {
-  for (const table of tables) {
-    for (const op of ['insert', 'delete']) {
-      if (isPostgres(db)) {
-        await sql.raw(`DROP TRIGGER row_counts_${op} ON ${table}`).execute(db);
-        await sql.raw(`DROP FUNCTION reelbase_row_counts_${table}_${op}()`).execute(db);
-      } else await sql.raw(`DROP TRIGGER ${table}_row_counts_${op}`).execute(db);
-    }
+/** Stops counting `table`'s rows, and forgets its counts. */
+export async function stopCountingRowsOf(db: Kysely<any>, table: string): Promise<void> {
+  for (const op of ['insert', 'delete']) {
+    if (isPostgres(db)) {
+      await sql.raw(`DROP TRIGGER row_counts_${op} ON ${table}`).execute(db);
+      await sql.raw(`DROP FUNCTION reelbase_row_counts_${table}_${op}()`).execute(db);
+    } else await sql.raw(`DROP TRIGGER ${table}_row_counts_${op}`).execute(db);
   }
+  await sql`DELETE FROM row_counts WHERE table_name = ${table}`.execute(db);
+}
+
+export async function dropRowCounts(db: Kysely<any>, tables: readonly string[]): Promise<void> {
+  for (const table of tables) await stopCountingRowsOf(db, table);
   await db.schema.dropTable('row_counts').execute();
 }
 
 /** The organization's rows of a counted table (0 when it never had one). */
-export async function countedRows(db: Kysely<DB>, table: 'players' | 'videos', organizationId: number): Promise<number> {
+export async function countedRows(db: Kysely<DB>, table: 'players' | 'videos' | 'users' | 'tags', organizationId: number): Promise<number> {
   const row = await db.selectFrom('row_counts').select('n').where('table_name', '=', table).where('organization_id', '=', organizationId).executeTakeFirst();
   return Number(row?.n ?? 0);
 }

@@ -1,8 +1,13 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, TagsTable } from '../../db/schema.ts';
-import { containsCi, startsWithCi } from '../../db/dialect.ts';
+import { startsWithCi } from '../../db/dialect.ts';
+import { countedRows } from '../../db/row-counts.ts';
+import { matchesText, type SearchedTable } from '../../db/text-search.ts';
 
 export type TagRow = Selectable<TagsTable>;
+
+/** A tag matches `query` when its name contains it, case-insensitively (src/db/text-search.ts; migration 0028). */
+const TAG_SEARCH: SearchedTable = { table: 'tags', fts: 'tags_search', columns: ['name'] };
 export type Owner = 'player' | 'video';
 
 /** Only queries. Every read and write is scoped by organization. */
@@ -39,7 +44,7 @@ export class TagsRepository {
 
   private filtered(organizationId: number, query?: string) {
     let q = this.db.selectFrom('tags').where('organization_id', '=', organizationId);
-    if (query) q = q.where((eb) => containsCi(eb.ref('name'), query));
+    if (query) q = q.where((eb) => matchesText(this.db, eb, TAG_SEARCH, query));
     return q;
   }
 
@@ -47,7 +52,9 @@ export class TagsRepository {
     return this.filtered(organizationId, opts.query).selectAll().orderBy('id').limit(opts.limit).offset(opts.offset).execute();
   }
 
+  /** Unfiltered, from the maintained `row_counts` (migration 0028). */
   async count(organizationId: number, query?: string): Promise<number> {
+    if (!query) return countedRows(this.db, 'tags', organizationId);
     const row = await this.filtered(organizationId, query)
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
