@@ -7,7 +7,7 @@ import { JobRunner } from '../src/jobs/runner.ts';
 import { indexJobSubjects } from '../src/db/migrations/0014_housekeeping.ts';
 import { MailDeliveryError } from '../src/mail/mailer.ts';
 import { createTestApp, dialects, type Client, type TestApp } from './helpers/harness.ts';
-import { BROWSER_UA, createOrg, createUser, unique, userClient, type OrgContext } from './helpers/factories.ts';
+import { BROWSER_UA, createOrg, createPlayer, createUser, unique, userClient, type OrgContext } from './helpers/factories.ts';
 import { verifySignature } from './helpers/media.ts';
 
 const P = '/dashboard/v1';
@@ -196,6 +196,37 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
     expect((await statusOf(elsewhere, other.api)).result).toMatchObject({ analytics_messages_deleted: 0, analytics_reports_deleted: 0 });
     expect(await carrying(kept)).toBe(1);
     expect(await storedEmails()).toEqual([kept, newEmail].sort());
+  });
+
+  it('forgetting an address erases its loads: another address given in one of them stays listed only as far as its other loads do', async () => {
+    const [gone, shared, alone] = [emailOf('two-in-a-load'), emailOf('also-elsewhere'), emailOf('only-there')];
+    const player = await createPlayer(org.api);
+    const identify = async (load: string, email: string) =>
+      expect(
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: `/watch/${player.uuid}/analytics`,
+            headers: { 'user-agent': BROWSER_UA },
+            payload: { type: 'identified_view', player_load_id: load, visitor_uuid: 'v', chapter: 0, email },
+          })
+        ).statusCode,
+      ).toBe(204);
+    // One load in which three addresses were given; `shared` was also given in a load of its own.
+    await identify('erased-load', gone);
+    await identify('erased-load', shared);
+    await identify('erased-load', alone);
+    await identify('kept-load', shared);
+    const listed = async () =>
+      ((await org.api.get(`${P}/analytics/viewers?per_page=100`)).body.viewers as Array<{ email: string; loads: number }>).filter((v) =>
+        [gone, shared, alone].includes(v.email),
+      );
+    expect((await listed()).map((v) => v.email).sort()).toEqual([gone, shared, alone].sort());
+
+    const forget = await file(org.api, { request_action: 'forget', email: gone });
+    await drain();
+    expect((await statusOf(forget)).result).toMatchObject({ analytics_reports_deleted: 3 });
+    expect(await listed()).toEqual([expect.objectContaining({ email: shared, loads: 1 })]);
   });
 
   it('a stakeholder mail waiting to be sent again loses a forgotten address, and is dropped with its last one', async () => {

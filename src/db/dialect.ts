@@ -112,6 +112,9 @@ export async function settledMaxId(db: Kysely<any>, table: string): Promise<numb
   const maxId = (q: Kysely<any>) => sql<{ id: number | string | null }>`select max(id) as id from ${sql.table(table)}`.execute(q);
   if (!isPostgres(db)) return Number((await maxId(db)).rows[0]?.id ?? 0);
   return db.transaction().execute(async (trx) => {
+    // Inserts queue behind the lock while it waits for the writes in flight: a long one (a retention
+    // batch, a GDPR erasure) fails this call instead, and the caller tries again later.
+    await sql`set local lock_timeout = '2s'`.execute(trx);
     await sql`lock table ${sql.table(table)} in share mode`.execute(trx);
     return Number((await maxId(trx)).rows[0]?.id ?? 0);
   });

@@ -552,13 +552,9 @@ export interface AnalyticsDaysTable {
   completions: Generated<number>;
   watch_seconds: Generated<number>;
   cta_clicks: Generated<number>;
-  /** DistinctSketch of the viewers who started playback */
-  viewers: Buffer | null;
-  /** DistinctSketch of the addresses given */
-  emails: Buffer | null;
 }
 
-/** Per organization and UTC day: the sketches of its distinct viewers and addresses. */
+/** Per organization and UTC day: sketches (DistinctSketch) of its distinct viewers and of the addresses given. */
 export interface AnalyticsOrgDaysTable {
   organization_id: number;
   day: number;

@@ -1,7 +1,7 @@
 /**
  * Tables that no cached read ever reads (src/db/read-cache.ts): writes to them do not move the change
  * clock, so that a stream of viewers' reports does not empty every cached read of every organization.
- * A table belongs here only while no `cachedRead` loads from it (only events and tokens are read so).
+ * A table belongs here only while no `cachedRead` loads from it (`grep -rn cachedRead src/modules` lists them).
  */
 export const UNCACHED_TABLES = [
   'analytics_events',
@@ -9,13 +9,18 @@ export const UNCACHED_TABLES = [
   'analytics_org_days',
   'analytics_rollup',
   'analytics_identified',
+  // Background jobs' bookkeeping: a job claimed, finished or queued (a rollup every 30 s) changes no cached read.
+  'jobs',
+  'job_subjects',
+  'housekeeping_tasks',
   'rate_limits',
   'stored_objects',
 ] as const;
 
-const STATEMENT = new RegExp(`^\\s*(insert\\s+into|update|delete\\s+from)\\s+"(${UNCACHED_TABLES.join('|')})"`, 'i');
+// `lock table`: settledMaxId (src/db/dialect.ts) locks analytics_events, which changes nothing.
+const STATEMENT = new RegExp(`^\\s*(insert\\s+into|update|delete\\s+from|lock\\s+table)\\s+"(${UNCACHED_TABLES.join('|')})"`, 'i');
 
-/** Whether a statement (as Kysely compiles it) writes only to an uncached table. */
+/** Whether a statement (as Kysely compiles it) writes (or locks) only an uncached table. */
 export function writesOnlyUncached(sql: string): boolean {
   return STATEMENT.test(sql);
 }

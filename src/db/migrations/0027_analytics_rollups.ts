@@ -3,12 +3,12 @@ import { bigint, bytes, double, notNullDefault } from '../dialect.ts';
 
 /**
  * Rollups of the stored reports (docs/analytics.md, "Rollups"):
- * - `analytics_days`: per organization, player and UTC day, the additive figures and sketches of the
- *   distinct viewers and addresses (src/modules/analytics/distinct-sketch.ts). Kept by the
+ * - `analytics_days`: per organization, player and UTC day, the additive figures. Kept by the
  *   `analytics.rollup` job from the reports past `analytics_rollup.last_event_id`, and kept after the
  *   raw reports pass ANALYTICS_RETENTION_DAYS.
- * - `analytics_org_days`: the same sketches per organization and day, so that the organization's
- *   distinct counts of a period merge one sketch per day.
+ * - `analytics_org_days`: per organization and day, sketches of the distinct viewers and addresses
+ *   (src/modules/analytics/distinct-sketch.ts), so that the organization's distinct counts of a period
+ *   merge one sketch per day.
  * - `analytics_identified`: per organization and address, when it was last given (written with the
  *   report): the organization's identified viewers, newest first, without reading the period's reports.
  * - `analytics_events (created_at)`: the retention sweep deletes the oldest reports by range.
@@ -26,8 +26,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('completions', 'integer', counter)
     .addColumn('watch_seconds', double(db), counter)
     .addColumn('cta_clicks', 'integer', counter)
-    .addColumn('viewers', bytes(db))
-    .addColumn('emails', bytes(db))
     .addPrimaryKeyConstraint('analytics_days_pk', ['organization_id', 'day', 'player_id'])
     .execute();
   await db.schema

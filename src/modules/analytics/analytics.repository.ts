@@ -42,7 +42,8 @@ export class AnalyticsRepository {
       if (latest.size > 0) {
         await db
           .insertInto('analytics_identified')
-          .values([...latest.values()])
+          // In key order: two batches writing the same addresses in opposite orders would deadlock on PostgreSQL.
+          .values([...latest.values()].sort((a, b) => a.organization_id - b.organization_id || (a.email < b.email ? -1 : a.email > b.email ? 1 : 0)))
           .onConflict((oc) => oc.columns(['organization_id', 'email']).doUpdateSet({ last_seen: laterOf('analytics_identified', 'last_seen') }))
           .execute();
       }

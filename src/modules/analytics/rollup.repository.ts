@@ -10,6 +10,12 @@ export interface DayKey {
   day: number;
 }
 
+/** A day of an organization. */
+export interface OrgDay {
+  organization_id: number;
+  day: number;
+}
+
 /** The additive figures of a player's day (what the reports of one batch add to it). */
 export interface DayFigures extends DayKey {
   loads: number;
@@ -34,7 +40,9 @@ const VIEW_START = sql`type = 'view' and percent = 0`;
  * over every report of the table, for each batch.
  */
 const FIRST_PLAY = sql`${VIEW_START} and analytics_events.id = (
-  select min(p.id) from analytics_events p where p.session_id = analytics_events.session_id and p.type = 'view' and p.percent = 0)`;
+  select min(p.id) from analytics_events p
+  where p.session_id = analytics_events.session_id and p.player_id = analytics_events.player_id
+    and p.organization_id = analytics_events.organization_id and p.type = 'view' and p.percent = 0)`;
 
 /** Queries of the analytics rollups (docs/analytics.md, "Rollups"). */
 export class RollupRepository {
@@ -101,13 +109,12 @@ export class RollupRepository {
     }));
   }
 
-  /** The distinct viewers who started playback, and the addresses given, per player's day, among (afterId, toId]. */
-  async distinctOf(afterId: number, toId: number): Promise<Array<DayKey & { kind: 'viewers' | 'emails'; value: string }>> {
+  /** The distinct viewers who started playback, and the addresses given, per organization's day, among (afterId, toId]. */
+  async distinctOf(afterId: number, toId: number): Promise<Array<OrgDay & { kind: 'viewers' | 'emails'; value: string }>> {
     const rows = await this.db
       .selectFrom('analytics_events')
       .select([
         'organization_id',
-        'player_id',
         DAY_OF.as('day'),
         sql<'viewers' | 'emails'>`case when type = 'identified_view' then 'emails' else 'viewers' end`.as('kind'),
         sql<string>`case when type = 'identified_view' then email else coalesce(visitor_id, session_id) end`.as('value'),
@@ -120,29 +127,9 @@ export class RollupRepository {
     return rows.map((r) => ({ ...r, day: Number(r.day) }));
   }
 
-  /** The sketches already kept for these player days. */
-  async daySketches(keys: DayKey[]): Promise<Array<DayKey & DaySketches>> {
-    const found: Array<DayKey & DaySketches> = [];
-    for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
-      const chunk = keys.slice(i, i + KEYS_PER_STATEMENT);
-      const rows = await this.db
-        .selectFrom('analytics_days')
-        .select(['organization_id', 'player_id', 'day', 'viewers', 'emails'])
-        .where((eb) =>
-          eb(
-            eb.refTuple('organization_id', 'day', 'player_id'),
-            'in',
-            chunk.map((k) => eb.tuple(k.organization_id, k.day, k.player_id)),
-          ),
-        )
-        .execute();
-      found.push(...rows.map((r) => ({ ...r, day: Number(r.day) })));
-    }
-    return found;
-  }
-
-  async orgDaySketches(keys: Array<{ organization_id: number; day: number }>): Promise<Array<{ organization_id: number; day: number } & DaySketches>> {
-    const found: Array<{ organization_id: number; day: number } & DaySketches> = [];
+  /** The sketches already kept for these organization days. */
+  async orgDaySketches(keys: OrgDay[]): Promise<Array<OrgDay & DaySketches>> {
+    const found: Array<OrgDay & DaySketches> = [];
     for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
       const chunk = keys.slice(i, i + KEYS_PER_STATEMENT);
       const rows = await this.db
@@ -161,8 +148,8 @@ export class RollupRepository {
     return found;
   }
 
-  /** Adds the figures to each player's day and sets its sketches (already merged with the kept ones). */
-  async addToDays(rows: Array<DayFigures & DaySketches>): Promise<void> {
+  /** Adds the figures to each player's day. */
+  async addToDays(rows: DayFigures[]): Promise<void> {
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       await this.db
         .insertInto('analytics_days')
@@ -175,15 +162,14 @@ export class RollupRepository {
             completions: sql`analytics_days.completions + excluded.completions`,
             watch_seconds: sql`analytics_days.watch_seconds + excluded.watch_seconds`,
             cta_clicks: sql`analytics_days.cta_clicks + excluded.cta_clicks`,
-            viewers: sql`excluded.viewers`,
-            emails: sql`excluded.emails`,
           }),
         )
         .execute();
     }
   }
 
-  async setOrgDays(rows: Array<{ organization_id: number; day: number } & DaySketches>): Promise<void> {
+  /** Sets the sketches of each organization day (already merged with the kept ones). */
+  async setOrgDays(rows: Array<OrgDay & DaySketches>): Promise<void> {
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       await this.db
         .insertInto('analytics_org_days')
@@ -256,5 +242,5 @@ export class RollupRepository {
 }
 
 const KEYS_PER_STATEMENT = 300;
-/** Eleven columns a row: well under SQLite's and PostgreSQL's limits of bound values. */
+/** Nine columns a row: well under SQLite's and PostgreSQL's limits of bound values. */
 const ROWS_PER_STATEMENT = 500;

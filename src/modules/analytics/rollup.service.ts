@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { scheduleRecurring } from '../housekeeping/recurring.ts';
 import { DistinctSketch } from './distinct-sketch.ts';
-import type { DayFigures, DayKey, DaySketches, RollupRepository } from './rollup.repository.ts';
+import type { DayFigures, OrgDay, RollupRepository } from './rollup.repository.ts';
 
 export interface RollupOptions {
   /** Seconds from one run to the next (ANALYTICS_ROLLUP_SECONDS): the freshness of the rolled-up figures. */
@@ -21,12 +21,11 @@ export interface RollupResult {
 }
 
 const TASK = 'analytics-rollup' as const;
-const NO_FIGURES = { loads: 0, plays: 0, views: 0, completions: 0, watch_seconds: 0, cta_clicks: 0 };
 
 /**
  * The daily rollups of the stored reports (docs/analytics.md, "Rollups"): a recurring job adds the
- * reports stored since its last run to each player's day (additive figures, and sketches of the
- * distinct viewers and addresses) and to each organization's day (sketches). Each batch is one
+ * reports stored since its last run to each player's day (additive figures) and to each
+ * organization's day (sketches of the distinct viewers and addresses). Each batch is one
  * transaction that also moves `analytics_rollup.last_event_id`, so a report is added once, whatever
  * the number of workers and whenever one dies.
  */
@@ -82,37 +81,21 @@ export class RollupService {
     return { last_event_id: from, batches, complete: true };
   }
 
-  private async apply(repo: RollupRepository, figures: DayFigures[], distinct: Array<DayKey & { kind: 'viewers' | 'emails'; value: string }>) {
-    const dayKey = (k: DayKey) => `${k.organization_id}:${k.day}:${k.player_id}`;
-    const orgKey = (k: { organization_id: number; day: number }) => `${k.organization_id}:${k.day}`;
-    const days = new Map<string, DayFigures>();
-    for (const f of figures) days.set(dayKey(f), f);
-    for (const d of distinct)
-      if (!days.has(dayKey(d))) days.set(dayKey(d), { ...NO_FIGURES, organization_id: d.organization_id, player_id: d.player_id, day: d.day });
-
-    const sketchesOf = (kept?: DaySketches) => ({ viewers: DistinctSketch.from(kept?.viewers), emails: DistinctSketch.from(kept?.emails) });
-    const keptDays = new Map((await repo.daySketches([...days.values()])).map((r) => [dayKey(r), r]));
-    const orgDays = new Map<string, { organization_id: number; day: number }>();
-    for (const d of days.values()) orgDays.set(orgKey(d), { organization_id: d.organization_id, day: d.day });
-    const keptOrgDays = new Map((await repo.orgDaySketches([...orgDays.values()])).map((r) => [orgKey(r), r]));
-
-    const daySketches = new Map([...days.keys()].map((k) => [k, sketchesOf(keptDays.get(k))]));
-    const orgSketches = new Map([...orgDays.keys()].map((k) => [k, sketchesOf(keptOrgDays.get(k))]));
-    for (const d of distinct) {
-      const hash = DistinctSketch.hash(d.value);
-      daySketches.get(dayKey(d))![d.kind].addHash(hash);
-      orgSketches.get(orgKey(d))![d.kind].addHash(hash);
-    }
-    await repo.addToDays(
-      [...days.entries()].map(([k, d]) => {
-        const s = daySketches.get(k)!;
-        return { ...d, viewers: s.viewers.toBuffer(), emails: s.emails.toBuffer() };
-      }),
+  private async apply(repo: RollupRepository, figures: DayFigures[], distinct: Array<OrgDay & { kind: 'viewers' | 'emails'; value: string }>) {
+    await repo.addToDays(figures);
+    const key = (k: OrgDay) => `${k.organization_id}:${k.day}`;
+    const days = new Map<string, OrgDay>();
+    for (const d of distinct) days.set(key(d), { organization_id: d.organization_id, day: d.day });
+    if (days.size === 0) return;
+    const kept = new Map((await repo.orgDaySketches([...days.values()])).map((r) => [key(r), r]));
+    const sketches = new Map(
+      [...days.keys()].map((k) => [k, { viewers: DistinctSketch.from(kept.get(k)?.viewers), emails: DistinctSketch.from(kept.get(k)?.emails) }]),
     );
+    for (const d of distinct) sketches.get(key(d))![d.kind].add(d.value);
     await repo.setOrgDays(
-      [...orgDays.entries()].map(([k, o]) => {
-        const s = orgSketches.get(k)!;
-        return { ...o, viewers: s.viewers.toBuffer(), emails: s.emails.toBuffer() };
+      [...days.entries()].map(([k, day]) => {
+        const s = sketches.get(k)!;
+        return { ...day, viewers: s.viewers.toBuffer(), emails: s.emails.toBuffer() };
       }),
     );
   }

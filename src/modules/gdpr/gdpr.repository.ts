@@ -191,16 +191,38 @@ export class GdprRepository {
       .execute();
   }
 
-  /** Erases the stored reports of the sessions in which the address was given, and the address's entry among the identified. */
+  /**
+   * Erases the stored reports of the sessions in which the address was given. Another address given in
+   * one of those sessions keeps its entry among the identified only as far as its other reports do.
+   */
   async deleteAnalyticsSessions(organizationId: number, email: string): Promise<number> {
-    await this.db.deleteFrom('analytics_identified').where('organization_id', '=', organizationId).where('email', '=', email).execute();
+    const sessions = this.db.selectFrom('analytics_events').select('session_id').where('organization_id', '=', organizationId).where('email', '=', email);
+    const named = await this.db
+      .selectFrom('analytics_events')
+      .select('email')
+      .distinct()
+      .where('organization_id', '=', organizationId)
+      .where('type', '=', 'identified_view')
+      .where('session_id', 'in', sessions)
+      .execute();
     const result = await this.db
       .deleteFrom('analytics_events')
       .where('organization_id', '=', organizationId)
-      .where('session_id', 'in', (eb) =>
-        eb.selectFrom('analytics_events').select('session_id').where('organization_id', '=', organizationId).where('email', '=', email),
-      )
+      .where('session_id', 'in', sessions)
       .executeTakeFirst();
+    for (const address of new Set([email, ...named.map((r) => r.email!)])) {
+      const left = await this.db
+        .selectFrom('analytics_events')
+        .select((eb) => eb.fn.max('created_at').as('last_seen'))
+        .where('organization_id', '=', organizationId)
+        .where('type', '=', 'identified_view')
+        .where('email', '=', address)
+        .executeTakeFirst();
+      const identified = this.db.updateTable('analytics_identified').where('organization_id', '=', organizationId).where('email', '=', address);
+      if (left?.last_seen == null) {
+        await this.db.deleteFrom('analytics_identified').where('organization_id', '=', organizationId).where('email', '=', address).execute();
+      } else await identified.set({ last_seen: Number(left.last_seen) }).execute();
+    }
     return Number(result.numDeletedRows);
   }
 
