@@ -220,10 +220,9 @@ export class PlayersService {
   }
 
   async list(organizationId: number, query: { query?: string }, page: Page): Promise<Listing<Player>> {
-    const [rows, total] = await Promise.all([
-      this.players.list(organizationId, { limit: page.limit, offset: page.offset, query: query.query }),
-      page.paged ? this.players.count(organizationId, query.query) : Promise.resolve(null),
-    ]);
+    // The count first: with it, a page in the later half is read from the end.
+    const total = page.paged ? await this.players.count(organizationId, query.query) : null;
+    const rows = await this.players.list(organizationId, { limit: page.limit, offset: page.offset, query: query.query }, total ?? undefined);
     const items = await this.assemble(rows);
     return { items, total: total ?? items.length };
   }

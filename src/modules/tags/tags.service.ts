@@ -86,10 +86,11 @@ export class TagsService {
   /** Ordered by id. */
   async list(organizationId: number, query: TagListQuery, page: Page): Promise<Listing<Tag>> {
     const search = query.query?.trim() || undefined;
-    const rows = await this.repo.list(organizationId, { limit: page.limit, offset: page.offset, query: search });
+    // The count first: with it, a page in the later half is read from the end.
+    const counted = page.paged ? await this.repo.count(organizationId, search) : undefined;
+    const rows = await this.repo.list(organizationId, { limit: page.limit, offset: page.offset, query: search }, counted);
     const tags = await this.toWire(rows);
-    const total = page.paged ? await this.repo.count(organizationId, search) : tags.length;
-    return { items: tags, total };
+    return { items: tags, total: counted ?? tags.length };
   }
 
   async names(organizationId: number, prefix?: string): Promise<string[]> {

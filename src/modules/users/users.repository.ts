@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { DB, UsersTable } from '../../db/schema.ts';
 import { startsWithCi } from '../../db/dialect.ts';
+import { nearerEnd } from '../../db/paging.ts';
 import { countedRows } from '../../db/row-counts.ts';
 
 export type UserRow = Selectable<UsersTable>;
@@ -45,8 +46,19 @@ export class UsersRepository {
     return q;
   }
 
-  list(organizationId: number, filter: UserFilter, opts: { limit: number; offset: number }): Promise<UserRow[]> {
-    return this.filtered(organizationId, filter).selectAll().orderBy('id').limit(opts.limit).offset(opts.offset).execute();
+  /**
+   * One page in id order, as a deferred join (the page's ids from an index alone, then those rows);
+   * with `total` known, a page in the later half is walked to from the end (src/db/paging.ts).
+   */
+  async list(organizationId: number, filter: UserFilter, opts: { limit: number; offset: number }, total?: number): Promise<UserRow[]> {
+    const read = nearerEnd(opts, total);
+    if (!read) return [];
+    const ids = this.filtered(organizationId, filter)
+      .select('id')
+      .orderBy('id', read.reversed ? 'desc' : 'asc')
+      .limit(read.limit)
+      .offset(read.offset);
+    return this.db.selectFrom('users').selectAll().where('id', 'in', ids).orderBy('id').execute();
   }
 
   /** Unfiltered, from the maintained `row_counts` (migration 0028). */

@@ -57,10 +57,9 @@ export class UsersService {
       if (!role) throw notFound('role', roleId);
     }
     const filter = { role, query: query.query };
-    const [rows, total] = await Promise.all([
-      this.repo.list(organizationId, filter, { limit: page.limit, offset: page.offset }),
-      page.paged ? this.repo.count(organizationId, filter) : Promise.resolve(null),
-    ]);
+    // The count first: with it, a page in the later half is read from the end.
+    const total = page.paged ? await this.repo.count(organizationId, filter) : null;
+    const rows = await this.repo.list(organizationId, filter, { limit: page.limit, offset: page.offset }, total ?? undefined);
     const users = rows.map(toUser);
     return { items: users, total: total ?? users.length };
   }

@@ -105,10 +105,9 @@ export class VideosService {
   }
 
   async list(organizationId: number, query: { query?: string }, page: Page): Promise<Listing<Video>> {
-    const [rows, total] = await Promise.all([
-      this.videos.list(organizationId, { limit: page.limit, offset: page.offset, query: query.query }),
-      page.paged ? this.videos.count(organizationId, query.query) : Promise.resolve(null),
-    ]);
+    // The count first: with it, a page in the later half is read from the end.
+    const total = page.paged ? await this.videos.count(organizationId, query.query) : null;
+    const rows = await this.videos.list(organizationId, { limit: page.limit, offset: page.offset, query: query.query }, total ?? undefined);
     const items = rows.map(toVideo);
     return { items, total: total ?? items.length };
   }
