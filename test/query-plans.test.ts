@@ -20,6 +20,8 @@ import { ObjectIndexRepository } from '../src/media/object-index.ts';
 import { EventsRepository, type EventFilter } from '../src/modules/events/events.repository.ts';
 import { LiveRepository } from '../src/modules/live/live.repository.ts';
 import { PlayersRepository } from '../src/modules/players/players.repository.ts';
+import { TagsRepository } from '../src/modules/tags/tags.repository.ts';
+import { UsersRepository } from '../src/modules/users/users.repository.ts';
 import { VideosRepository } from '../src/modules/videos/videos.repository.ts';
 import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
@@ -59,7 +61,7 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
     run: (
       repo: EventsRepository,
       live: LiveRepository,
-      more: { players: PlayersRepository; videos: VideosRepository; objects: ObjectIndexRepository },
+      more: { players: PlayersRepository; videos: VideosRepository; objects: ObjectIndexRepository; users: UsersRepository; tags: TagsRepository },
     ) => Promise<unknown>,
     pgSettings: Record<string, string> = {},
   ): Promise<string[]> {
@@ -69,6 +71,8 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
       players: new PlayersRepository(db),
       videos: new VideosRepository(db),
       objects: new ObjectIndexRepository(db),
+      users: new UsersRepository(db),
+      tags: new TagsRepository(db),
     });
     const plans: string[] = [];
     for (const node of capture.nodes) {
@@ -245,5 +249,43 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
     expect(plans[0]).toMatch(uses('players_org_name_prefix_idx'));
     expect(plans[1]).toMatch(uses('videos_org_name_prefix_idx'));
     expect(plans[2]).toMatch(uses(dialect === 'sqlite' ? 'sqlite_autoindex_row_counts_1' : 'row_counts_pk'));
+  });
+
+  it("users' and tags' pages walk their (organization, id) index alone, from the nearer end; plain counts read row_counts; tags' query is the trigram index", async () => {
+    const tagged = await createOrg(t);
+    const now = Math.floor(Date.now() / 1000);
+    const names = Array.from({ length: 2_000 }, (_, i) => ({
+      organization_id: tagged.organizationId,
+      name: i % 100 === 0 ? `webinar ${i}` : `tag ${i}`,
+      created_at: now,
+      updated_at: now,
+    }));
+    for (let i = 0; i < names.length; i += 1_000)
+      await t.database.db
+        .insertInto('tags')
+        .values(names.slice(i, i + 1_000))
+        .execute();
+    await sql`ANALYZE`.execute(t.database.db);
+    const plans = await plansOf(
+      async (_, __, { users, tags }) => {
+        await users.count(org.organizationId, {});
+        await users.list(org.organizationId, {}, { limit: 200, offset: 600_000 }, 1_000_000);
+        await tags.count(org.organizationId);
+        await tags.list(org.organizationId, { limit: 200, offset: 1_000 }, 1_000_000);
+        await tags.count(tagged.organizationId, 'webinar');
+      },
+      // Priced as at a million rows, as the events search above.
+      { cpu_operator_cost: '1' },
+    );
+    expect(plans).toHaveLength(5);
+    for (const count of [plans[0], plans[2]]) expect(count).toMatch(uses(dialect === 'sqlite' ? 'sqlite_autoindex_row_counts_1' : 'row_counts_pk'));
+    walksOnly(plans[1], 'users_org_idx');
+    walksOnly(plans[3], 'tags_org_idx');
+    expect(plans[4]).toMatch(dialect === 'sqlite' ? /tags_search VIRTUAL TABLE INDEX/ : uses('tags_name_trgm_idx'));
+  });
+
+  it.runIf(dialect === 'postgres')('PostgreSQL connections run without JIT (it compiled short queries for longer than they ran)', async () => {
+    const { rows } = await sql<{ jit: string }>`show jit`.execute(t.database.db);
+    expect(rows[0].jit).toBe('off');
   });
 });

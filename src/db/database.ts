@@ -34,7 +34,9 @@ export function openDatabase(options: DatabaseOptions): Database {
   if (options.url && /^postgres(ql)?:\/\//.test(options.url)) {
     // No JIT: it pays only for queries that run for seconds, and compiling took longer than running
     // the short queries it chose (a rollup batch: 300 ms instead of 40, docs/analytics.md).
-    const settings = ['-c jit=off', ...(options.pgSchema ? [`-c search_path=${options.pgSchema}`] : [])];
+    // Beside the options of the URL or of PGOPTIONS (e.g. a search_path), which `options` here would replace.
+    const inherited = new URL(options.url).searchParams.get('options') ?? process.env.PGOPTIONS;
+    const settings = [...(inherited ? [inherited] : []), '-c jit=off', ...(options.pgSchema ? [`-c search_path=${options.pgSchema}`] : [])];
     const connection: pg.ClientConfig = { connectionString: options.url, options: settings.join(' ') };
     const pool = new (pgDriver().Pool)({ ...connection, max: options.poolSize ?? 10 });
     const clock = new PgChangeClock();

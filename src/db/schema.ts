@@ -558,8 +558,8 @@ export interface AnalyticsDaysTable {
 export interface AnalyticsOrgDaysTable {
   organization_id: number;
   day: number;
-  viewers: Buffer | null;
-  emails: Buffer | null;
+  viewers: Uint8Array | null;
+  emails: Uint8Array | null;
 }
 
 /** How far the rollups have read the reports (one row). */

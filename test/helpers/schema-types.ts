@@ -183,6 +183,8 @@ export const SQL_TYPES: Record<DialectName, Record<string, SqlType>> = {
     text: STRING,
     // Declared boolean: NUMERIC affinity, stored and read back as 0/1.
     boolean: { returns: 'number', admits: ['boolean', 'number'] },
+    // Bytes: a Buffer (schema.ts says Uint8Array, which a Buffer is).
+    blob: { returns: 'object', admits: ['object'] },
   },
   postgres: {
     int4: NUMBER,
@@ -195,6 +197,7 @@ export const SQL_TYPES: Record<DialectName, Record<string, SqlType>> = {
     text: STRING,
     varchar: STRING,
     bool: { returns: 'boolean', admits: ['boolean', 'number'] },
+    bytea: { returns: 'object', admits: ['object'] },
     // Parsed JSON: whatever schema.ts says it holds.
     json: { returns: 'any', admits: [] },
     jsonb: { returns: 'any', admits: [] },

@@ -27,8 +27,8 @@ export interface DayFigures extends DayKey {
 }
 
 export interface DaySketches {
-  viewers: Buffer | null;
-  emails: Buffer | null;
+  viewers: Uint8Array | null;
+  emails: Uint8Array | null;
 }
 
 /** The UTC day of a report, in epoch ms (literal integers: SQLite's division of a bound number would not truncate). */
