@@ -1329,6 +1329,15 @@
     });
   }
 
+  // media-chrome focuses the checked item of a submenu when its selection changes (a rendition
+  // chosen, say), even while the settings menu is closed: the focus then sits in a hidden menu, which
+  // takes the viewer's keys (seen in Chromium 156). It goes back to the player.
+  root.addEventListener('focusin', function (e) {
+    var menu = root.querySelector('media-settings-menu');
+    var target = /** @type {Node | null} */ (e.target);
+    if (menu && menu.hidden && target && menu !== target && menu.contains(target)) controller.focus({ preventScroll: true });
+  });
+
   // ---- Keyboard shortcuts ----
   // media-chrome answers them while the focus is in the player (space/k, j/l and the arrows, m, f,
   // c, and ? for the list); on the watch page they also work while nothing else has the focus.
