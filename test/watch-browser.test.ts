@@ -212,7 +212,7 @@ describe('the watch page in Chromium', () => {
       // The menu closed first: a rendition chosen while it is open makes media-chrome focus the chosen
       // item in it again a moment later, after an Escape (Chromium 156.0.8078.108), and keys went there.
       await page.keyboard.press('Escape');
-      await page.waitForFunction(() => document.querySelector('media-settings-menu')!.hidden);
+      await page.waitForFunction(() => document.querySelector<HTMLElement>('media-settings-menu')!.hidden);
       // Choosing a rendition plays it; Auto gives the choice back.
       await page.evaluate(() => ((document.querySelector('video') as any).videoRenditions.selectedIndex = 0));
       await page.waitForFunction(() => document.querySelector('[data-reelbase-player]')!.getAttribute('data-rendition') === '240p', undefined, {
@@ -293,7 +293,7 @@ describe('the watch page in Chromium', () => {
             let a = document.activeElement;
             while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement;
             const focused = a === control || control.contains(a) || control.shadowRoot?.contains(a);
-            return focused && a ? a.getAttribute('aria-label') || control.getAttribute('aria-label') || a.textContent!.trim() : `${selector}: not focused`;
+            return focused && a ? a.getAttribute('aria-label') || control.getAttribute('aria-label') || a.textContent.trim() : `${selector}: not focused`;
           }),
         ),
       );

@@ -1333,7 +1333,7 @@
   // chosen, say), even while the settings menu is closed: the focus then sits in a hidden menu, which
   // takes the viewer's keys (seen in Chromium 156). It goes back to the player.
   root.addEventListener('focusin', function (e) {
-    var menu = root.querySelector('media-settings-menu');
+    var menu = /** @type {HTMLElement | null} */ (root.querySelector('media-settings-menu'));
     var target = /** @type {Node | null} */ (e.target);
     if (menu && menu.hidden && target && menu !== target && menu.contains(target)) controller.focus({ preventScroll: true });
   });
