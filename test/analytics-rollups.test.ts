@@ -180,44 +180,46 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
     expect(await summaryOf(org, '?from=2026-03-01&to=2026-03-02')).toMatchObject({ views: 2, unique_viewers: 2 });
   });
 
-  it.runIf(dialect === 'postgres')('on PostgreSQL, waits for a report whose smaller id commits after a larger one, and counts both', async () => {
-    const org = await createOrg(t);
-    const player = await createPlayer(org.api);
-    const other = t.openAnother();
-    try {
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      const report = (load: string) => ({
-        organization_id: org.organizationId,
-        player_id: player.id,
-        chapter: 0,
-        type: 'view',
-        percent: 0,
-        session_id: load,
-        device: 'desktop',
-        browser: 'Chrome',
-        dedup_key: `${player.id}:${load}:0:view:0`,
-        created_at: Date.now(),
-      });
-      // A transaction takes the smaller id and commits late; a later report commits at once.
-      let inserted!: () => void;
-      const smaller = new Promise<void>((resolve) => (inserted = resolve));
-      const slow = other.db.transaction().execute(async (trx) => {
-        await trx.insertInto('analytics_events').values(report('slow')).execute();
-        inserted();
-        await held;
-      });
-      await smaller;
-      await beacon(player.uuid, 'fast', { type: 'view', percent_watched: 0 });
-      const rolled = rollUp();
-      setTimeout(release, 300);
-      await Promise.all([slow, rolled]);
-      await rollUp();
-      expect(await summaryOf(org)).toMatchObject({ views: 2, plays: 2 });
-    } finally {
-      await other.destroy();
-    }
-  });
+  // A PostgreSQL matter: SQLite has no such case, and the test is not made for it.
+  if (dialect === 'postgres')
+    it('on PostgreSQL, waits for a report whose smaller id commits after a larger one, and counts both', async () => {
+      const org = await createOrg(t);
+      const player = await createPlayer(org.api);
+      const other = t.openAnother();
+      try {
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        const report = (load: string) => ({
+          organization_id: org.organizationId,
+          player_id: player.id,
+          chapter: 0,
+          type: 'view',
+          percent: 0,
+          session_id: load,
+          device: 'desktop',
+          browser: 'Chrome',
+          dedup_key: `${player.id}:${load}:0:view:0`,
+          created_at: Date.now(),
+        });
+        // A transaction takes the smaller id and commits late; a later report commits at once.
+        let inserted!: () => void;
+        const smaller = new Promise<void>((resolve) => (inserted = resolve));
+        const slow = other.db.transaction().execute(async (trx) => {
+          await trx.insertInto('analytics_events').values(report('slow')).execute();
+          inserted();
+          await held;
+        });
+        await smaller;
+        await beacon(player.uuid, 'fast', { type: 'view', percent_watched: 0 });
+        const rolled = rollUp();
+        setTimeout(release, 300);
+        await Promise.all([slow, rolled]);
+        await rollUp();
+        expect(await summaryOf(org)).toMatchObject({ views: 2, plays: 2 });
+      } finally {
+        await other.destroy();
+      }
+    });
 
   it('retention removes raw reports past ANALYTICS_RETENTION_DAYS only once rolled up; the summary keeps their figures', async () => {
     const org = await createOrg(t);

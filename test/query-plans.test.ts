@@ -284,8 +284,10 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
     expect(plans[4]).toMatch(dialect === 'sqlite' ? /tags_search VIRTUAL TABLE INDEX/ : uses('tags_name_trgm_idx'));
   });
 
-  it.runIf(dialect === 'postgres')('PostgreSQL connections run without JIT (it compiled short queries for longer than they ran)', async () => {
-    const { rows } = await sql<{ jit: string }>`show jit`.execute(t.database.db);
-    expect(rows[0].jit).toBe('off');
-  });
+  // A PostgreSQL matter: SQLite has no such case, and the test is not made for it.
+  if (dialect === 'postgres')
+    it('PostgreSQL connections run without JIT (it compiled short queries for longer than they ran)', async () => {
+      const { rows } = await sql<{ jit: string }>`show jit`.execute(t.database.db);
+      expect(rows[0].jit).toBe('off');
+    });
 });
