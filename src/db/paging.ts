@@ -1,3 +1,6 @@
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { DB } from './schema.ts';
+
 /**
  * Where to read a page of a list whose exact count is known: a page in the later half is read in
  * the opposite order from the end (an offset walks every entry before it, so the last page of a
@@ -8,4 +11,18 @@ export function nearerEnd(page: { limit: number; offset: number }, total: number
   if (page.offset >= total) return null;
   const end = Math.min(total, page.offset + page.limit);
   return { limit: end - page.offset, offset: total - end, reversed: true };
+}
+
+/**
+ * The ids of one page of `filtered` (a query of one table with an `id`) in id order, for a deferred
+ * join: read from an index alone, from the nearer end when `total` is known. `null`: past the end.
+ */
+export function pageIdsOf(filtered: SelectQueryBuilder<DB, any, object>, page: { limit: number; offset: number }, total: number | undefined) {
+  const read = nearerEnd(page, total);
+  if (!read) return null;
+  return filtered
+    .select(sql<number>`id`.as('id'))
+    .orderBy(sql`id`, read.reversed ? 'desc' : 'asc')
+    .limit(read.limit)
+    .offset(read.offset);
 }

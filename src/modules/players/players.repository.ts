@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { DB, PlayersTable } from '../../db/schema.ts';
 import { startsWithCi } from '../../db/dialect.ts';
-import { nearerEnd } from '../../db/paging.ts';
+import { pageIdsOf } from '../../db/paging.ts';
 import { countedRows } from '../../db/row-counts.ts';
 
 export type PlayerRow = Selectable<PlayersTable>;
@@ -42,14 +42,8 @@ export class PlayersRepository {
    * with `total` known, a page in the later half is walked to from the end (src/db/paging.ts).
    */
   async list(organizationId: number, opts: { limit: number; offset: number; query?: string }, total?: number): Promise<PlayerRow[]> {
-    const read = nearerEnd(opts, total);
-    if (!read) return [];
-    const ids = this.filtered(organizationId, opts.query)
-      .select('id')
-      .orderBy('id', read.reversed ? 'desc' : 'asc')
-      .limit(read.limit)
-      .offset(read.offset);
-    return this.db.selectFrom('players').selectAll().where('id', 'in', ids).orderBy('id').execute();
+    const ids = pageIdsOf(this.filtered(organizationId, opts.query), opts, total);
+    return ids ? this.db.selectFrom('players').selectAll().where('id', 'in', ids).orderBy('id').execute() : [];
   }
 
   /** Unfiltered, from the maintained `row_counts` (migration 0024). */

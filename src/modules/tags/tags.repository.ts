@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, TagsTable } from '../../db/schema.ts';
 import { startsWithCi } from '../../db/dialect.ts';
-import { nearerEnd } from '../../db/paging.ts';
+import { pageIdsOf } from '../../db/paging.ts';
 import { countedRows } from '../../db/row-counts.ts';
 import { matchesText, type SearchedTable } from '../../db/text-search.ts';
 
@@ -54,14 +54,8 @@ export class TagsRepository {
    * with `total` known, a page in the later half is walked to from the end (src/db/paging.ts).
    */
   async list(organizationId: number, opts: { limit: number; offset: number; query?: string }, total?: number): Promise<TagRow[]> {
-    const read = nearerEnd(opts, total);
-    if (!read) return [];
-    const ids = this.filtered(organizationId, opts.query)
-      .select('id')
-      .orderBy('id', read.reversed ? 'desc' : 'asc')
-      .limit(read.limit)
-      .offset(read.offset);
-    return this.db.selectFrom('tags').selectAll().where('id', 'in', ids).orderBy('id').execute();
+    const ids = pageIdsOf(this.filtered(organizationId, opts.query), opts, total);
+    return ids ? this.db.selectFrom('tags').selectAll().where('id', 'in', ids).orderBy('id').execute() : [];
   }
 
   /** Unfiltered, from the maintained `row_counts` (migration 0028). */

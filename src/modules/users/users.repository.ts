@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { DB, UsersTable } from '../../db/schema.ts';
 import { startsWithCi } from '../../db/dialect.ts';
-import { nearerEnd } from '../../db/paging.ts';
+import { pageIdsOf } from '../../db/paging.ts';
 import { countedRows } from '../../db/row-counts.ts';
 
 export type UserRow = Selectable<UsersTable>;
@@ -51,14 +51,8 @@ export class UsersRepository {
    * with `total` known, a page in the later half is walked to from the end (src/db/paging.ts).
    */
   async list(organizationId: number, filter: UserFilter, opts: { limit: number; offset: number }, total?: number): Promise<UserRow[]> {
-    const read = nearerEnd(opts, total);
-    if (!read) return [];
-    const ids = this.filtered(organizationId, filter)
-      .select('id')
-      .orderBy('id', read.reversed ? 'desc' : 'asc')
-      .limit(read.limit)
-      .offset(read.offset);
-    return this.db.selectFrom('users').selectAll().where('id', 'in', ids).orderBy('id').execute();
+    const ids = pageIdsOf(this.filtered(organizationId, filter), opts, total);
+    return ids ? this.db.selectFrom('users').selectAll().where('id', 'in', ids).orderBy('id').execute() : [];
   }
 
   /** Unfiltered, from the maintained `row_counts` (migration 0028). */
