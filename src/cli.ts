@@ -119,6 +119,24 @@ token
     });
   });
 
+const user = program.command('user').description('people who sign in to the dashboard');
+user
+  .command('invite')
+  .description('invite a person to an organization and print the link where they choose their password (again for someone invited earlier: a new link)')
+  .requiredOption('--org <id>', 'organization id')
+  .requiredOption('--email <address>', 'their email address')
+  .option('--role <role>', `one of ${Roles.join('|')}`, 'viewer')
+  .action(async (opts: { org: string; email: string; role: string }) => {
+    const orgId = parseId(opts.org, '--org');
+    const role = opts.role;
+    if (!isRole(role)) throw new Error(`--role must be one of ${Roles.join(', ')}`);
+    await withServices(async ({ organizations, users }) => {
+      if (!(await organizations.findById(orgId))) throw new Error(`no organization ${orgId}`);
+      const invited = await users.inviteWithLink(orgId, opts.email, role);
+      out({ user_id: invited.userId, invite_url: invited.url });
+    });
+  });
+
 const mediaCommand = program.command('media').description('media');
 mediaCommand
   .command('backfill-hls')

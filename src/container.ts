@@ -48,6 +48,8 @@ import { databaseRateLimitStore } from './modules/rate-limits/rate-limit-store.t
 import { RateLimitsRepository } from './modules/rate-limits/rate-limits.repository.ts';
 import { PromptsService } from './modules/prompts/prompts.service.ts';
 import { RolesService } from './modules/roles/roles.service.ts';
+import { SessionsRepository } from './modules/sessions/sessions.repository.ts';
+import { SessionsService } from './modules/sessions/sessions.service.ts';
 import { StakeholderEmailsRepository } from './modules/stakeholder-emails/stakeholder-emails.repository.ts';
 import { StakeholderEmailsService } from './modules/stakeholder-emails/stakeholder-emails.service.ts';
 import { TagsRepository } from './modules/tags/tags.repository.ts';
@@ -115,6 +117,7 @@ export function createContainer({ config, database, mailer = createMailer(config
     players: new PlayersRepository(db),
     prompts: new PromptsRepository(db),
     rateLimits: new RateLimitsRepository(db),
+    sessions: new SessionsRepository(db),
     stakeholderEmails: new StakeholderEmailsRepository(db),
     tags: new TagsRepository(db),
     teams: new TeamsRepository(db),
@@ -152,6 +155,7 @@ export function createContainer({ config, database, mailer = createMailer(config
   const uploadLocker = new DatabaseLocker(r.uploads);
   const liveRepos = { live: r.live, videos: r.videos, players: r.players, chapters: r.chapters };
 
+  const sessions = new SessionsService(db, r.sessions, mailer, { publicUrl: config.publicUrl, ...config.sessions });
   const ctas = new CtasService(events);
   const analytics = new AnalyticsService(r.analytics, r.analyticsRollups, players, videos, ctas, new Countries(config.geoipDatabase));
   const services = {
@@ -181,6 +185,7 @@ export function createContainer({ config, database, mailer = createMailer(config
     playerVideos,
     prompts: new PromptsService(r.prompts),
     roles: new RolesService(),
+    sessions,
     stakeholderEmails: new StakeholderEmailsService(
       db,
       mailer,
@@ -198,7 +203,7 @@ export function createContainer({ config, database, mailer = createMailer(config
       publicUrl: config.publicUrl,
       expiryHours: config.uploads.expiryHours,
     }),
-    users: new UsersService(db, r.users, r.tokens, allotments),
+    users: new UsersService(db, r.users, r.tokens, allotments, sessions),
     videoMedia,
     videos,
     watch: new WatchService(config, r.watch, watchPages, audience, new AccessCodes(config.signingSecret!), embed, grants),

@@ -57,6 +57,7 @@ interface Sent {
   url: string;
   body?: unknown;
   accept: string;
+  headers?: Record<string, string>;
 }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -108,6 +109,22 @@ const EXEMPT: Record<string, { status: number; reason: string; fill: (known: Kno
     reason: 'a receipt is a random UUID, answered by POST /v1/gdpr_requests',
     fill: (k) => ({ params: { receipt_id: k.receipt } }),
   },
+  'POST /dashboard/v1/session': {
+    status: 401,
+    reason: 'signing in needs a person who has chosen a password (docs/sign-in.md)',
+    fill: (k) => ({ body: k.signIn }),
+  },
+  'GET /dashboard/v1/session': { status: 401, reason: 'a session is a cookie, not a token', fill: (k) => ({ headers: { cookie: k.sessionCookie } }) },
+  'POST /dashboard/v1/account_links/inspect': {
+    status: 404,
+    reason: 'a link token is random, mailed with an invitation',
+    fill: (k) => ({ body: { token: k.linkToken } }),
+  },
+  'POST /dashboard/v1/account_links/use': {
+    status: 404,
+    reason: 'a link token is random, mailed with an invitation',
+    fill: (k) => ({ body: { token: k.linkToken, password: 'a docs reader password' } }),
+  },
   'GET /dashboard/v1/captions/{id}/files/{file}': {
     status: 403,
     reason: "a caption file's URL is signed and expires: a caption's *_url fields give one",
@@ -120,11 +137,16 @@ interface Known {
   watchUrl: string;
   receipt: string;
   captionFile: Fill;
+  linkToken: string;
+  signIn: { email: string; password: string };
+  sessionCookie: string;
 }
 
 interface Fill {
   params?: Record<string, string>;
   query?: Record<string, string>;
+  body?: unknown;
+  headers?: Record<string, string>;
 }
 
 function operationsOf(doc: Document): Operation[] {
@@ -180,8 +202,8 @@ function requestOf(operation: Operation, fill: Fill = {}): Sent {
   // Swagger UI asks for the first media type of the success answer.
   const success = Object.entries(operation.op.responses ?? {}).find(([status]) => status.startsWith('2'))?.[1];
   const accept = Object.keys(success?.content ?? {})[0] ?? 'application/json';
-  const body = bodyExample(operation.op);
-  return { method: operation.method, url: qs ? `${url}?${qs}` : url, accept, ...(body.has ? { body: body.value } : {}) };
+  const body = fill.body === undefined ? bodyExample(operation.op) : { has: true, value: fill.body };
+  return { method: operation.method, url: qs ? `${url}?${qs}` : url, accept, headers: fill.headers, ...(body.has ? { body: body.value } : {}) };
 }
 
 /** Keys of an example at any depth. */
@@ -210,6 +232,7 @@ describe.each(dialects)('the OpenAPI examples on a fresh server (%s)', (dialect)
         authorization: `Bearer ${token}`,
         accept: req.accept,
         ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...req.headers,
       },
       ...(req.body === undefined ? {} : { payload: JSON.stringify(req.body) }),
     });
@@ -290,7 +313,15 @@ describe.each(dialects)('the OpenAPI examples on a fresh server (%s)', (dialect)
     expect(caption.status).toBe(201);
     const fileUrl = new URL(String(caption.json().vtt_url));
     const [, id, file] = /\/captions\/(\d+)\/files\/([^/]+)$/.exec(fileUrl.pathname)!;
+    // Two invited people: one to use a link, one who has chosen a password and signed in.
+    const tokenOf = (url: string) => new URL(url).hash.replace('#token=', '');
+    const invited = await t.services.users.inviteWithLink(1, 'docs.reader@example.com', 'viewer');
+    const signedUp = await t.services.users.inviteWithLink(1, 'docs.writer@example.com', 'viewer');
+    const session = await t.services.sessions.useLink(tokenOf(signedUp.url), 'a docs writer password');
     const known: Known = {
+      linkToken: tokenOf(invited.url),
+      signIn: { email: 'docs.writer@example.com', password: 'a docs writer password' },
+      sessionCookie: `reelbase_session=${session.secret}`,
       uuid: player.uuid,
       watchUrl: `${t.config.publicUrl}/watch/${player.uuid}`,
       receipt,

@@ -1,3 +1,4 @@
+import rateLimit from '@fastify/rate-limit';
 import Fastify, { type RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, dialects, type TestApp } from './helpers/harness.ts';
@@ -33,6 +34,8 @@ async function writeRoutes(t: TestApp): Promise<WriteRoute[]> {
   collector.addHook('onRoute', (route) => {
     seen.push(route);
   });
+  // Modules that limit public requests (sign-in) make their limits as they register.
+  await collector.register(rateLimit, { global: false });
   await collector.register(
     async (dashboard) => {
       for (const mod of dashboardModules) await mod(dashboard, { config: t.config, services: t.services });

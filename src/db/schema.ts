@@ -242,6 +242,32 @@ export interface UsersTable {
   updated_at: number;
 }
 
+/** A user's password (docs/sign-in.md): `scrypt$N$r$p$salt$hash`, never the password. */
+export interface UserPasswordsTable {
+  user_id: number;
+  hash: string;
+  updated_at: number;
+}
+
+/** A single-use link mailed to a user: an invitation or a password reset, by the SHA-256 of its secret. */
+export interface UserLinksTable {
+  token_hash: string;
+  user_id: number;
+  purpose: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** A signed-in person's session, by the SHA-256 of its cookie. */
+export interface UserSessionsTable {
+  id_hash: string;
+  user_id: number;
+  role: string;
+  csrf_token: string;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface TeamsTable {
   id: Generated<number>;
   organization_id: number;
@@ -593,6 +619,9 @@ export interface DB {
   prompts: PromptsTable;
   idempotency_keys: IdempotencyKeysTable;
   users: UsersTable;
+  user_passwords: UserPasswordsTable;
+  user_links: UserLinksTable;
+  user_sessions: UserSessionsTable;
   teams: TeamsTable;
   team_members: TeamMembersTable;
   allotment_limits: AllotmentLimitsTable;

@@ -14,6 +14,10 @@ export const UNCACHED_TABLES = [
   'job_subjects',
   'housekeeping_tasks',
   'rate_limits',
+  // Read by every signed-in request, uncached: a sign-in or sign-out changes no cached read.
+  'user_sessions',
+  'user_links',
+  'user_passwords',
   'stored_objects',
 ] as const;
 

@@ -4,6 +4,10 @@ import { AppError } from '../lib/errors.ts';
 import { can } from '../modules/roles/permissions.ts';
 import { hashToken } from '../lib/tokens.ts';
 import type { TokensService } from '../modules/tokens/tokens.service.ts';
+import type { SessionAuth, SessionsService } from '../modules/sessions/sessions.service.ts';
+import { assertSameOrigin } from './same-origin.ts';
+import { sameSecret } from '../lib/constant-time.ts';
+import { sessionSecretOf } from './cookies.ts';
 import type { AuthContext } from './context.ts';
 
 /** The token may come as `Authorization: Bearer`, `?auth_token=` or a body attribute. */
@@ -43,7 +47,29 @@ function tokenHashFor(request: FastifyRequest, token: string): string {
   return hash;
 }
 
-export function registerAuth(app: FastifyInstance, tokens: TokensService) {
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * A signed-in person's request (docs/sign-in.md): a state-changing one must come from our own pages
+ * and echo the session's CSRF token in `X-CSRF-Token`, which a page of another site cannot read.
+ */
+function checkSessionRequest(request: FastifyRequest, session: SessionAuth, publicUrl: string): AuthContext {
+  if (!SAFE_METHODS.has(request.method)) {
+    assertSameOrigin(request, publicUrl);
+    const echoed = request.headers['x-csrf-token'];
+    if (typeof echoed !== 'string' || !sameSecret(echoed, session.csrfToken)) {
+      throw new AppError('forbidden', 'A signed-in request that changes something needs the X-CSRF-Token of its session');
+    }
+  }
+  const { csrfToken: _csrf, ...auth } = session;
+  return auth;
+}
+
+/**
+ * Who a request acts for: an API token (Bearer, `auth_token`), else a signed-in session's cookie.
+ * A token wins over a cookie, so that a client's requests mean what they meant before sessions.
+ */
+export function registerAuth(app: FastifyInstance, tokens: TokensService, sessions: SessionsService, publicUrl: string) {
   app.decorateRequest('auth', null as never);
   addRouteStep(app, (route) => {
     if (route.config?.public) return undefined;
@@ -58,7 +84,11 @@ export function registerAuth(app: FastifyInstance, tokens: TokensService) {
     };
     return (request) => {
       const token = presentedToken(request);
-      if (!token) throw new AppError('unauthorized');
+      if (!token) {
+        const secret = sessionSecretOf(request);
+        if (!secret) throw new AppError('unauthorized');
+        return sessions.authenticate(secret).then((session) => admit(request, session && checkSessionRequest(request, session, publicUrl)));
+      }
       const auth = tokens.authenticateHash(tokenHashFor(request, token));
       // A cached token is checked without waiting; an uncached one after its query.
       if (auth instanceof Promise) return auth.then((found) => admit(request, found));

@@ -99,7 +99,7 @@ export function loggerOptions(level: string, stream?: { write(line: string): voi
   return {
     level,
     ...(stream ? { stream } : {}),
-    redact: { paths: ['req.headers.authorization', 'body.auth_token', '*.auth_token'], censor: REDACTED },
+    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]', 'body.auth_token', '*.auth_token'], censor: REDACTED },
     serializers: {
       req(req: { method: string; url: string; id?: string; ip?: string }) {
         return { method: req.method, url: redactUrl(req.url), id: req.id, remoteAddress: req.ip };

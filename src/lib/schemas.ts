@@ -69,3 +69,10 @@ export const Summary = Type.Object({
   count: Type.Integer({ description: 'Total number of matching records' }),
 });
 export type Summary = Static<typeof Summary>;
+
+export const NAME_MAX = 255;
+export const EMAIL_MAX = 254;
+/** A person's first or last name: no control characters. */
+export const PersonName = Type.String({ maxLength: NAME_MAX, pattern: '^[^\\u0000-\\u001F\\u007F]*$' });
+/** A user's address (users, signing in). */
+export const Email = Type.String({ minLength: 3, maxLength: EMAIL_MAX, format: 'email', description: 'Stored lower-case; unique in the organization' });

@@ -10,6 +10,7 @@ import eventsRoutes from './events/events.routes.ts';
 import organizationsRoutes from './organizations/organizations.routes.ts';
 import rolesRoutes from './roles/roles.routes.ts';
 import usersRoutes from './users/users.routes.ts';
+import sessionsRoutes from './sessions/sessions.routes.ts';
 import teamsRoutes from './teams/teams.routes.ts';
 import allotmentsRoutes from './allotments/allotments.routes.ts';
 import captionsRoutes from './captions/captions.routes.ts';
@@ -40,6 +41,7 @@ export const dashboardModules: RoutesPlugin[] = [
   organizationsRoutes,
   rolesRoutes,
   usersRoutes,
+  sessionsRoutes,
   teamsRoutes,
   allotmentsRoutes,
   captionsRoutes,

@@ -6,6 +6,7 @@ import { gdprJobs } from './gdpr/gdpr.jobs.ts';
 import { housekeepingJobs } from './housekeeping/housekeeping.jobs.ts';
 import { JOB_LANES } from './job-kinds.ts';
 import { liveJobs } from './live/live.jobs.ts';
+import { sessionJobs } from './sessions/sessions.jobs.ts';
 import { stakeholderEmailJobs } from './stakeholder-emails/stakeholder-emails.jobs.ts';
 import { thumbnailJobs } from './thumbnails/thumbnails.jobs.ts';
 import { uploadJobs } from './uploads/uploads.jobs.ts';
@@ -27,6 +28,7 @@ export function jobHandlers({ config, media, mailer, repositories: r, services: 
     gdprJobs({ gdpr: s.gdpr }),
     webhookJobs({ delivery: new WebhookDelivery(config, s.webhooks), webhooks: r.webhooks, gdpr: s.gdpr }),
     stakeholderEmailJobs({ stakeholderEmails: s.stakeholderEmails }),
+    sessionJobs({ sessions: s.sessions }),
     housekeepingJobs({ housekeeping: s.housekeeping }),
     analyticsJobs({ rollups: s.analyticsRollups }),
   ]);

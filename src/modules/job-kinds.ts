@@ -49,6 +49,8 @@ export const jobKinds = {
   'webhook.notify': jobKind<{ webhookId: number; messageId: string; event: string; body: Record<string, unknown> }>({ maxAttempts: WEBHOOK_DELIVERY_ATTEMPTS }),
   /** A stakeholder email (outbox): queued with its row, sent at once by the request or else by a worker. */
   'mail.stakeholder': jobKind<{ emailId: number; mail: OutgoingMail }>({ maxAttempts: 20 }),
+  /** An invitation or a password reset link mailed to a user (docs/sign-in.md); the link is made when the mail is sent. */
+  'account.mail': jobKind<{ userId: number; purpose: 'invite' | 'reset' }>({ maxAttempts: 10 }),
   /**
    * Deletes finished jobs and expired rows in bounded batches, and queues the next sweep (docs/jobs.md,
    * "Retention"). Attempts: a sweep that cannot queue its successor is retried for days rather than end the chain.

@@ -38,6 +38,15 @@ export class HousekeepingRepository {
     return Number(r.numDeletedRows);
   }
 
+  /** Deletes at most `limit` signed-in sessions and mailed links that expired by `now` (s); answers how many. */
+  async deleteExpiredSessions(now: number, limit: number): Promise<number> {
+    const sessions = this.db.selectFrom('user_sessions').select('id_hash').where('expires_at', '<=', now).limit(limit);
+    const links = this.db.selectFrom('user_links').select('token_hash').where('expires_at', '<=', now).limit(limit);
+    const a = await this.db.deleteFrom('user_sessions').where('id_hash', 'in', sessions).executeTakeFirst();
+    const b = await this.db.deleteFrom('user_links').where('token_hash', 'in', links).executeTakeFirst();
+    return Math.max(Number(a.numDeletedRows), Number(b.numDeletedRows));
+  }
+
   /**
    * Deletes at most `limit` viewers' reports stored before `before` (ms) that the rollups have already
    * counted, oldest first; answers how many.

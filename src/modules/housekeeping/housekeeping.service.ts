@@ -30,6 +30,8 @@ export interface SweepResult {
   idempotency_keys: number;
   /** Counters of the public limits whose window has passed (docs/security.md). */
   rate_limits: number;
+  /** Expired signed-in sessions and mailed links (the larger of the two counts of a batch). */
+  sessions: number;
   /** Viewers' reports past ANALYTICS_RETENTION_DAYS (only those already rolled up). */
   analytics_reports: number;
   /** Addresses last given before ANALYTICS_RETENTION_DAYS. */
@@ -93,6 +95,7 @@ export class HousekeepingService {
     const failed = await this.inBatches((limit) => this.repo.deleteFinishedJobs('failed', now - this.options.failedJobRetentionDays * DAY_MS, limit), signal);
     const keys = await this.inBatches((limit) => this.repo.deleteIdempotencyKeys(Math.floor(now / 1000) - IDEMPOTENCY_WINDOW_SECONDS, limit), signal);
     const limits = await this.inBatches((limit) => this.repo.deleteRateLimits(now, limit), signal);
+    const sessions = await this.inBatches((limit) => this.repo.deleteExpiredSessions(Math.floor(now / 1000), limit), signal);
     const analyticsBefore = now - this.options.analyticsRetentionDays * DAY_MS;
     const reports = await this.inBatches((limit) => this.repo.deleteRolledUpReports(analyticsBefore, limit), signal);
     const addresses = await this.inBatches((limit) => this.repo.deleteIdentifiedBefore(analyticsBefore, limit), signal);
@@ -101,9 +104,10 @@ export class HousekeepingService {
       failed_jobs: failed.deleted,
       idempotency_keys: keys.deleted,
       rate_limits: limits.deleted,
+      sessions: sessions.deleted,
       analytics_reports: reports.deleted,
       analytics_addresses: addresses.deleted,
-      complete: done.complete && failed.complete && keys.complete && limits.complete && reports.complete && addresses.complete,
+      complete: done.complete && failed.complete && keys.complete && limits.complete && sessions.complete && reports.complete && addresses.complete,
     };
   }
 

@@ -1,13 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { PagingQuery, Summary } from '../../lib/schemas.ts';
-import { IdExample, Timestamps } from '../../lib/schemas.ts';
-
-export const NAME_MAX = 255;
-export const EMAIL_MAX = 254;
+import { Email, IdExample, PersonName, Timestamps } from '../../lib/schemas.ts';
+import { EMAIL_MAX, NAME_MAX } from '../../lib/schemas.ts';
 
 const RoleId = Type.Integer({ minimum: 1, maximum: 4, description: '1 owner, 2 admin, 3 editor, 4 viewer (GET /v1/roles)' });
-const PersonName = Type.String({ maxLength: NAME_MAX, pattern: '^[^\\u0000-\\u001F\\u007F]*$' });
-const Email = Type.String({ minLength: 3, maxLength: EMAIL_MAX, format: 'email', description: 'Stored lower-case; unique in the organization' });
 
 export const User = Type.Object({
   id: Type.Integer(),

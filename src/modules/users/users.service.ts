@@ -6,6 +6,7 @@ import type { Listing, Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import type { AllotmentsService } from '../allotments/allotments.service.ts';
 import { isRole, outranksOrEquals, RoleIds, roleById, type Role } from '../roles/permissions.ts';
+import type { SessionsService } from '../sessions/sessions.service.ts';
 import type { TokensRepository } from '../tokens/tokens.repository.ts';
 import { type UsersRepository, type UserRow } from './users.repository.ts';
 import type { CreateUserBody, UpdateUserBody, User, UserListQuery } from './users.schemas.ts';
@@ -47,6 +48,7 @@ export class UsersService {
     private readonly repo: UsersRepository,
     private readonly tokens: TokensRepository,
     private readonly allotments: AllotmentsService,
+    private readonly sessions: SessionsService,
   ) {}
 
   /** Users by id: a bare array without per_page, {users, summary} with it. `roleId` narrows to one role. */
@@ -72,8 +74,11 @@ export class UsersService {
     return toUser(row);
   }
 
-  /** Invites a user: email unique in the organization (stored lower-case); counts against govideo_users. */
-  async create(actor: Role, organizationId: number, body: CreateUserBody): Promise<User> {
+  /**
+   * Invites a user: email unique in the organization (stored lower-case); counts against govideo_users.
+   * The invitation is mailed unless `mail` is false (the CLI prints its link instead).
+   */
+  async create(actor: Role, organizationId: number, body: CreateUserBody, { mail = true }: { mail?: boolean } = {}): Promise<User> {
     const email = body.email.trim().toLowerCase();
     const role = body.role_id === undefined ? DEFAULT_ROLE : roleOf(body.role_id);
     assertMayManage(actor, role);
@@ -93,12 +98,31 @@ export class UsersService {
           created_at: now,
           updated_at: now,
         });
+        // The invitation is mailed by a job, once the user exists (docs/sign-in.md).
+        if (mail) await this.sessions.queueInvitation(trx, row.id);
         return toUser(row);
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw emailTaken(email);
       throw err;
     }
+  }
+
+  /**
+   * The CLI's invitation (`reelbase user invite`): the user is created as an owner would (no mail)
+   * unless the address was invited before and has not chosen a password yet; answers a new link
+   * (earlier ones stop working).
+   */
+  async inviteWithLink(organizationId: number, email: string, role: Role): Promise<{ userId: number; url: string }> {
+    const address = email.trim().toLowerCase();
+    // The API's schema checks addresses of POST /v1/users; the CLI comes here without it.
+    if (address.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address)) throw invalidField('email', 'must be an email address');
+    const existing = await this.repo.findByEmail(organizationId, address);
+    if (existing && (await this.sessions.hasPassword(existing.id))) {
+      throw new AppError('conflict', `${address} has already chosen a password; they can reset it from the sign-in page`);
+    }
+    const userId = existing?.id ?? (await this.create('owner', organizationId, { email: address, role_id: RoleIds[role] }, { mail: false })).id;
+    return { userId, url: await this.sessions.invitationUrl(userId) };
   }
 
   /** Updates first_name, last_name and role_id of the user named by `id` or `email`. */
@@ -129,6 +153,8 @@ export class UsersService {
         const role = roleOf(body.role_id);
         assertMayManage(actor, role);
         values.role = role;
+        // Signed-in sessions end with a role change (API tokens follow the new role).
+        if (role !== current.role) await this.sessions.endSessionsOf(trx, row.id);
       }
       if (Object.keys(values).length === 0) return current;
       const updated = await repo.update(organizationId, row.id, { ...values, updated_at: nowSeconds() });
@@ -136,7 +162,7 @@ export class UsersService {
     });
   }
 
-  /** Removes a user, their team memberships and their API tokens (which stop working at once). */
+  /** Removes a user, their team memberships, their API tokens and sessions (which stop working at once). */
   async delete(actor: Role, organizationId: number, id: number): Promise<User> {
     return this.db.transaction().execute(async (trx) => {
       const repo = this.repo.with(trx);
@@ -145,6 +171,7 @@ export class UsersService {
       const user = toUser(row);
       assertMayManage(actor, user.role as Role);
       await this.tokens.with(trx).deleteForUser(id);
+      await this.sessions.endSessionsOf(trx, id);
       await repo.delete(organizationId, id);
       return user;
     });

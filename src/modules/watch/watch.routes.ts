@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { clientFacts } from '../analytics/client-facts.ts';
 import type { App, Deps } from '../../http/context.ts';
+import { parseCookies } from '../../http/cookies.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { renderPage, renderRefusal } from '../../web/pages.ts';
 import { AccessCodeBody, AnalyticsBeacon, AssetParams, GateBody, Oembed, OembedQuery, PageParams } from './watch.schemas.ts';
@@ -40,22 +41,6 @@ const REFUSAL_STATUS: Record<RefusalReason, number> = {
   code_used_up: 403,
   too_many_attempts: 429,
 };
-
-function parseCookies(header: string | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq <= 0) continue;
-    const name = part.slice(0, eq).trim();
-    const value = part.slice(eq + 1).trim();
-    try {
-      out[name] = decodeURIComponent(value);
-    } catch {
-      out[name] = value;
-    }
-  }
-  return out;
-}
 
 /**
  * The public pages (DESIGN §1, docs/watch.md): `GET /watch/:uuid` (share page), `GET /embed/:uuid`
