@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { buildDashboard } from './build-dashboard.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const dist = path.join(root, 'dist');
@@ -70,3 +71,5 @@ for (const output of result.outputFiles) {
 }
 fs.writeFileSync(path.join(dist, '.built'), `${new Date().toISOString()}\n`);
 process.stderr.write(`reelbase: built dist/server.cjs in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+const dashboard = await buildDashboard();
+process.stderr.write(`reelbase: built dist/dashboard in ${(dashboard.ms / 1000).toFixed(1)} s\n`);

@@ -23,6 +23,7 @@ import mediaFilesRoutes from './modules/media-files/media-files.routes.ts';
 import hubPagesRoutes from './modules/hubs/hub-pages.routes.ts';
 import playbackRoutes from './modules/watch/playback.routes.ts';
 import { oembedRoutes, watchPageRoutes } from './modules/watch/watch.routes.ts';
+import webDashboardRoutes from './modules/web-dashboard/web-dashboard.routes.ts';
 
 function markDeprecated(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) {
   reply.header('deprecation', 'true');
@@ -70,7 +71,7 @@ export async function buildApp({ config, database, logStream, container = create
   addRouteStep(app, () => (request, reply) => void reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff'));
   registerRequestParsing(app);
   registerNegotiation(app);
-  registerAuth(app, services.tokens);
+  registerAuth(app, services.tokens, services.sessions, config.publicUrl);
   registerIdempotency(app, services.idempotency);
   await registerOpenApi(app);
   await registerRateLimits(app, container.rateLimits);
@@ -94,6 +95,8 @@ export async function buildApp({ config, database, logStream, container = create
   await app.register(async (root) => tusRoutes(root as App, deps));
   // The public pages of hubs and their video sitemaps (docs/hubs.md).
   await app.register(async (root) => hubPagesRoutes(root as App, deps));
+  // The web dashboard for people, on the same API, signed in by a session (docs/dashboard.md).
+  await app.register(async (root) => webDashboardRoutes(root as App, deps));
   await app.ready();
   return app;
 }

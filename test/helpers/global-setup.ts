@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { buildDashboard } from '../../scripts/build-dashboard.mjs';
 
 const PREFIX = 'rbtest_';
 /** Leftovers of an interrupted run older than this are dropped when a run starts. */
@@ -29,6 +30,8 @@ async function dropSchemas(keep: (run: string) => boolean): Promise<void> {
 let run = '';
 
 export async function setup(): Promise<void> {
+  // The dashboard's page and assets as the sources are now (npm ci built them once; an edit since must show).
+  await buildDashboard();
   run = Date.now().toString(36);
   process.env.REELBASE_TEST_RUN = run;
   // Another run's schemas are kept unless they are stale (a run name that is not a time is an old layout: stale).

@@ -1,0 +1,68 @@
+import { useEffect } from 'preact/hooks';
+import { Link, Redirect, Route, Router, Switch, useLocation } from 'wouter-preact';
+import { UseLink } from './pages/link.tsx';
+import { Library } from './pages/library.tsx';
+import { Reset } from './pages/reset.tsx';
+import { SignIn } from './pages/sign-in.tsx';
+import { loadSession, session, signOut } from './session.ts';
+
+/** The pages of a signed-in person, under the bar that says who and where. */
+function SignedIn() {
+  const s = session.value!;
+  const [location] = useLocation();
+  return (
+    <div class="shell">
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="bar">
+        <Link class="bar__brand" href="/">
+          Reelbase
+        </Link>
+        <nav class="bar__nav" aria-label="Sections">
+          <Link href="/" aria-current={location === '/' ? 'page' : undefined}>
+            Library
+          </Link>
+        </nav>
+        <div class="bar__who">
+          <span>
+            {s.user.first_name || s.user.email} · {s.organization.name} · <span class="muted">{s.user.role}</span>
+          </span>
+          <button class="button button--quiet" type="button" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Switch>
+          <Route path="/" component={Library} />
+          <Route>
+            <section class="page">
+              <h1>Not found</h1>
+              <p>
+                <Link href="/">Back to the library</Link>
+              </p>
+            </section>
+          </Route>
+        </Switch>
+      </main>
+    </div>
+  );
+}
+
+export function App() {
+  useEffect(() => {
+    void loadSession();
+  }, []);
+  const s = session.value;
+  return (
+    <Router base="/app">
+      <Switch>
+        <Route path="/invitation">{() => <UseLink purpose="invite" />}</Route>
+        <Route path="/reset" component={Reset} />
+        <Route path="/sign-in">{() => (s ? <Redirect to="/" replace /> : <SignIn />)}</Route>
+        <Route>{() => (s === undefined ? <div class="loading" aria-busy="true" /> : s === null ? <Redirect to="/sign-in" replace /> : <SignedIn />)}</Route>
+      </Switch>
+    </Router>
+  );
+}

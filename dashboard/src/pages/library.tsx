@@ -1,0 +1,227 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { api, problemOf } from '../api.ts';
+import type { paths } from '../openapi.d.ts';
+import { bytes, date, duration, statusLabel } from '../format.ts';
+import { mayWrite, session } from '../session.ts';
+import { pauseUpload, resumeUpload, startUpload, unfinished, uploads } from '../uploads.ts';
+
+type Video = Extract<paths['/dashboard/v1/videos']['get']['responses'][200]['content']['application/json'], { videos: unknown }>['videos'][number];
+
+const PER_PAGE = 50;
+const POLL_MS = 3000;
+
+/** The organization's videos, newest first: the API lists by id, so pages are read from the end. */
+async function newestVideos(query: string, page: number): Promise<{ videos: Video[]; count: number } | { error: string }> {
+  const q = query.trim() || undefined;
+  const head = await api.GET('/dashboard/v1/videos', { params: { query: { per_page: 1, page: 1, query: q } } });
+  if (!head.data || !('summary' in head.data)) return { error: problemOf(head.error).message };
+  const count = head.data.summary.count;
+  if (count === 0) return { videos: [], count };
+  // Page `page` from the end: the `PER_PAGE` videos before the `(page - 1) * PER_PAGE` newest.
+  const end = count - (page - 1) * PER_PAGE;
+  const start = Math.max(0, end - PER_PAGE);
+  const first = Math.floor(start / PER_PAGE) + 1;
+  const last = Math.floor((end - 1) / PER_PAGE) + 1;
+  const rows: Video[] = [];
+  for (let p = first; p <= last; p++) {
+    const res = await api.GET('/dashboard/v1/videos', { params: { query: { per_page: PER_PAGE, page: p, query: q } } });
+    if (!res.data || !('videos' in res.data)) return { error: problemOf(res.error).message };
+    rows.push(...res.data.videos);
+  }
+  const offset = (first - 1) * PER_PAGE;
+  return { videos: rows.slice(start - offset, end - offset).reverse(), count };
+}
+
+export function Library() {
+  const [query, setQuery] = useState('');
+  const [page, setPage] = useState(1);
+  const [videos, setVideos] = useState<Video[] | null>(null);
+  const [count, setCount] = useState(0);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [dragging, setDragging] = useState(false);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const writable = mayWrite(session.value);
+  const earlier = unfinished().filter((u) => !uploads.value.some((x) => x.name === u.name && x.size === u.size));
+
+  const load = useCallback(async () => {
+    const result = await newestVideos(query, page);
+    if ('error' in result) return setProblem(result.error);
+    setProblem(null);
+    setVideos(result.videos);
+    setCount(result.count);
+  }, [query, page]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  // Statuses move by themselves while videos are processed.
+  const busy = !!videos?.some((v) => v.status !== 'ready' && v.status !== 'error');
+  useEffect(() => {
+    if (!busy) return;
+    const timer = setInterval(() => void load(), POLL_MS);
+    return () => clearInterval(timer);
+  }, [busy, load]);
+
+  function addFiles(files: FileList | null) {
+    for (const file of Array.from(files ?? [])) void startUpload(file, () => void load()).then(() => load());
+  }
+
+  async function remove(video: Video) {
+    if (!confirm(`Delete “${video.name}”? Its player and media go too.`)) return;
+    const { error } = await api.DELETE('/dashboard/v1/videos/{id}', { params: { path: { id: video.id } } });
+    if (error) setProblem(problemOf(error).message);
+    await load();
+  }
+
+  const pages = Math.max(1, Math.ceil(count / PER_PAGE));
+  return (
+    <section class="page">
+      <header class="page__header">
+        <h1>Library</h1>
+        <input
+          class="search"
+          type="search"
+          placeholder="Search by name"
+          aria-label="Search videos by name"
+          value={query}
+          onInput={(e) => {
+            setQuery(e.currentTarget.value);
+            setPage(1);
+          }}
+        />
+      </header>
+
+      {writable ? (
+        <div
+          class={`dropzone${dragging ? ' dropzone--over' : ''}`}
+          onDragOver={(e) => {
+            e.preventDefault();
+            setDragging(true);
+          }}
+          onDragLeave={() => setDragging(false)}
+          onDrop={(e) => {
+            e.preventDefault();
+            setDragging(false);
+            addFiles(e.dataTransfer?.files ?? null);
+          }}
+        >
+          <p>Drop video files here, or</p>
+          <button class="button button--primary" type="button" onClick={() => fileInput.current?.click()}>
+            Choose files
+          </button>
+          <input
+            ref={fileInput}
+            class="visually-hidden"
+            type="file"
+            accept="video/*,audio/*"
+            multiple
+            aria-label="Video files to upload"
+            onChange={(e) => addFiles(e.currentTarget.files)}
+          />
+        </div>
+      ) : null}
+
+      {earlier.length > 0 ? (
+        <p class="notice" role="status">
+          Unfinished from before: {earlier.map((u) => `${u.name} (${bytes(u.size)})`).join(', ')}. Drop the same file again to continue where it stopped.
+        </p>
+      ) : null}
+
+      {uploads.value.length > 0 ? (
+        <ul class="uploads" aria-label="Uploads">
+          {uploads.value.map((u) => (
+            <li class="upload" key={u.key}>
+              <span class="upload__name">{u.name}</span>
+              <progress max={u.size} value={u.sent} aria-label={`${u.name} uploaded`} />
+              <span class="upload__figure">
+                {u.status === 'error'
+                  ? u.error
+                  : u.status === 'done'
+                    ? 'Uploaded'
+                    : `${Math.floor((u.sent / Math.max(1, u.size)) * 100)} % of ${bytes(u.size)}`}
+              </span>
+              {u.status === 'uploading' ? (
+                <button class="button" type="button" onClick={() => pauseUpload(u.key)}>
+                  Pause
+                </button>
+              ) : u.status === 'paused' ? (
+                <button class="button" type="button" onClick={() => resumeUpload(u.key)}>
+                  Resume
+                </button>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+
+      {problem ? (
+        <p class="form-error" role="alert">
+          {problem}
+        </p>
+      ) : null}
+
+      {videos === null ? (
+        <p aria-busy="true">Loading…</p>
+      ) : videos.length === 0 ? (
+        <p class="empty">{query ? 'No video has a name starting with that.' : writable ? 'No videos yet. Upload one to begin.' : 'No videos yet.'}</p>
+      ) : (
+        <table class="table">
+          <caption class="visually-hidden">Videos, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Status</th>
+              <th scope="col">Duration</th>
+              <th scope="col">Added</th>
+              {writable ? (
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              ) : null}
+            </tr>
+          </thead>
+          <tbody>
+            {videos.map((v) => {
+              const status = statusLabel(v.status);
+              return (
+                <tr key={v.id} data-video-id={v.id}>
+                  <td>{v.name}</td>
+                  <td>
+                    <span class={`badge badge--${status.tone}`} title={v.error_message ?? undefined}>
+                      {status.text}
+                    </span>
+                    {v.status === 'error' && v.error_message ? <span class="muted small"> {v.error_message}</span> : null}
+                  </td>
+                  <td>{duration(v.seconds)}</td>
+                  <td>{date(v.created_at)}</td>
+                  {writable ? (
+                    <td class="table__actions">
+                      <button class="button button--quiet" type="button" onClick={() => void remove(v)} aria-label={`Delete ${v.name}`}>
+                        Delete
+                      </button>
+                    </td>
+                  ) : null}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+
+      {pages > 1 ? (
+        <nav class="pager" aria-label="Pages">
+          <button class="button" type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            Newer
+          </button>
+          <span>
+            Page {page} of {pages}
+          </span>
+          <button class="button" type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+            Older
+          </button>
+        </nav>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,215 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { Browser, Page, Route } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobRunner } from '../src/jobs/runner.ts';
+import { readOutbox } from '../src/mail/outbox.ts';
+import { jobHandlers } from '../src/modules/job-handlers.ts';
+import { launchViewerBrowser } from './helpers/browser.ts';
+import { createOrg, createUser, type OrgContext } from './helpers/factories.ts';
+import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
+import { ffmpegPath } from './helpers/media.ts';
+import { freePort } from './helpers/processes.ts';
+
+const run = promisify(execFile);
+const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SCREENSHOTS = process.env.DASHBOARD_SCREENSHOTS;
+
+/**
+ * Issue 17's journeys in Debian's Chromium on a real server (docs/dashboard.md): a person accepts an
+ * invitation and sets a password, then uploads a local file through the dashboard, reloads the page
+ * in the middle of the upload, drops the same file again, and sees the upload continue from where it
+ * stopped and the video become ready.
+ */
+describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
+  let t: TestApp;
+  let org: OrgContext;
+  let browser: Browser;
+  let base: string;
+  let dataDir: string;
+  let runner: JobRunner;
+  let clip: string;
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-dashboard-browser-'));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    t = await createTestApp(dialect, { DATA_DIR: dataDir, PUBLIC_URL: base });
+    await t.app.listen({ host: '127.0.0.1', port });
+    runner = new JobRunner(t.database.db, { handlers: jobHandlers(t.container), backoff: () => 10, pollMs: 20 });
+    runner.start();
+    org = await createOrg(t);
+    // Noise does not compress: 8 s of it are ~20 MB, three of the dashboard's 8 MiB chunks.
+    clip = path.join(dataDir, 'product-tour.mp4');
+    await run(ffmpegPath, [
+      ...['-hide_banner', '-loglevel', 'error', '-y'],
+      ...['-f', 'lavfi', '-i', 'nullsrc=s=320x240:r=25,geq=random(1)*255:128:128', '-f', 'lavfi', '-i', 'sine=frequency=440'],
+      ...[
+        '-t',
+        '8',
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-qp',
+        '10',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:a',
+        'aac',
+        '-shortest',
+        '-movflags',
+        '+faststart',
+        clip,
+      ],
+    ]);
+    browser = await launchViewerBrowser();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await runner?.stop(2000);
+    await t?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function axeViolations(page: Page) {
+    await page.evaluate(AXE);
+    const result = await page.evaluate(() => (window as any).axe.run(document));
+    return (result.violations as any[])
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n: any) => n.target.join(' ')) }));
+  }
+
+  async function shoot(page: Page, name: string) {
+    if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  }
+
+  /** The invitation link mailed to `email` (the outbox of DATA_DIR), once the job has sent it. */
+  async function invitationOf(email: string): Promise<string> {
+    for (const end = Date.now() + 10_000; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+      const mail = (await readOutbox(dataDir)).find((m) => m.to.includes(email));
+      if (mail) return /https?:\/\/\S+/.exec(mail.text)![0];
+    }
+    throw new Error(`no invitation was mailed to ${email}`);
+  }
+
+  it('accepts an invitation, sets a password, uploads with a reload in the middle, and sees the video become ready', { timeout: 150_000 }, async () => {
+    const email = `editor.${dialect}@example.com`;
+    await createUser(org.api, { email, role_id: 3, first_name: '', last_name: '' });
+    const invitation = await invitationOf(email);
+    expect(invitation.startsWith(`${base}/app/invitation#token=`)).toBe(true);
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' && !/Failed to load resource/.test(msg.text())) errors.push(msg.text());
+    });
+
+    await page.goto(invitation);
+    await page.getByRole('heading', { name: /^Join / }).waitFor();
+    // The token leaves the address bar once read.
+    expect(page.url()).toBe(`${base}/app/invitation`);
+    expect(await axeViolations(page)).toEqual([]);
+    await shoot(page, 'invitation');
+    await page.getByLabel('First name').fill('Grace');
+    await page.getByLabel('Last name').fill('Hopper');
+    await page.getByLabel('Password', { exact: true }).fill('short');
+    await page.getByLabel('Password again').fill('short');
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    // The API's rule, shown next to the field.
+    await page.getByText('must be at least 10 characters').waitFor();
+    await page.getByLabel('Password', { exact: true }).fill('a long enough password');
+    await page.getByLabel('Password again').fill('a long enough password');
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.getByRole('heading', { name: 'Library' }).waitFor();
+    await page.getByText(`Grace · ${(await org.api.get(`/dashboard/v1/organizations/${org.organizationId}`)).body.name}`).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await shoot(page, 'library-empty');
+
+    // The upload: the second PATCH is held, and the page reloaded while it waits.
+    const patches: Array<{ offset: number }> = [];
+    let held: Route | null = null;
+    await page.route('**/uploads/**', async (route) => {
+      const request = route.request();
+      if (request.method() === 'PATCH') {
+        patches.push({ offset: Number(request.headers()['upload-offset']) });
+        if (patches.length === 2) {
+          held = route;
+          return;
+        }
+      }
+      await route.continue();
+    });
+    await page.getByLabel('Video files to upload').setInputFiles(clip);
+    for (const end = Date.now() + 20_000; !held && Date.now() < end;) await page.waitForTimeout(50);
+    expect(held, 'the second chunk was sent').not.toBeNull();
+    const before = await page.getByRole('progressbar').getAttribute('value');
+    expect(Number(before)).toBeGreaterThan(0);
+    await shoot(page, 'library-uploading');
+    await page.unroute('**/uploads/**');
+    await page.reload();
+    await page.getByText(/Unfinished from before: product-tour\.mp4/).waitFor();
+    const resumed: number[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'PATCH' && request.url().includes('/uploads/')) resumed.push(Number(request.headers()['upload-offset']));
+    });
+    await page.getByLabel('Video files to upload').setInputFiles(clip);
+    await page.getByText('Uploaded').waitFor({ timeout: 30_000 });
+    // It continued from the bytes the server had, not from zero.
+    expect(resumed.length).toBeGreaterThan(0);
+    // (At least the first chunk; the held one may have landed in part once released.)
+    expect(resumed[0]).toBeGreaterThanOrEqual(8 * 1024 * 1024);
+    expect(resumed[0]).toBeLessThan(fs.statSync(clip).size);
+    const row = page.locator('tr', { hasText: 'product-tour' });
+    await row.getByText('Ready').waitFor({ timeout: 90_000 });
+    expect(await row.textContent()).toMatch(/0:0[78]/);
+    // One video, made of the whole file.
+    const videos = (await org.api.get('/dashboard/v1/videos?per_page=10')).body;
+    expect(videos.summary.count).toBe(1);
+    expect(videos.videos[0]).toMatchObject({ name: 'product-tour', status: 'ready' });
+    await shoot(page, 'library-ready');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('signs in and out, refuses a wrong password on the page, and works on a 390 px phone screen', { timeout: 60_000 }, async () => {
+    const email = `viewer.${dialect}@example.com`;
+    await createUser(org.api, { email, role_id: 4, first_name: 'Vera', last_name: 'Viewer' });
+    const token = new URL(await invitationOf(email)).hash.replace('#token=', '');
+    expect((await org.api.post('/dashboard/v1/account_links/use', { token, password: 'the viewer password' })).status).toBe(201);
+
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const page = await context.newPage();
+    await page.goto(`${base}/app`);
+    await page.getByRole('heading', { name: 'Sign in to Reelbase' }).waitFor();
+    expect(page.url()).toBe(`${base}/app/sign-in`);
+    expect(await axeViolations(page)).toEqual([]);
+    await shoot(page, 'sign-in-phone');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('Wrong email or password').waitFor();
+    await page.getByLabel('Password').fill('the viewer password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Library' }).waitFor();
+    // A viewer is offered no upload and no delete.
+    expect(await page.getByLabel('Video files to upload').count()).toBe(0);
+    expect(await page.getByRole('button', { name: /^Delete / }).count()).toBe(0);
+    // Nothing is wider than the phone's screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await axeViolations(page)).toEqual([]);
+    await shoot(page, 'library-phone');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Reelbase' }).waitFor();
+    await page.goto(`${base}/app`);
+    await page.getByRole('heading', { name: 'Sign in to Reelbase' }).waitFor();
+    await context.close();
+  });
+});
