@@ -179,6 +179,63 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     await context.close();
   });
 
+  it('builds a player: two chapters from the library, reordered, settings refused then saved, share link and a live preview', { timeout: 90_000 }, async () => {
+    const email = `builder.${dialect}@example.com`;
+    await createUser(org.api, { email, role_id: 3, first_name: 'Bea', last_name: 'Builder' });
+    const token = new URL(await invitationOf(email)).hash.replace('#token=', '');
+    expect((await org.api.post('/dashboard/v1/account_links/use', { token, password: 'the builder password' })).status).toBe(201);
+    for (const name of ['Intro clip', 'Demo clip']) {
+      expect((await org.api.post('/dashboard/v1/uploads', { name })).status).toBe(201);
+    }
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${base}/app/sign-in`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('the builder password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Library' }).waitFor();
+    await page.getByRole('link', { name: 'Players' }).click();
+    await page.getByLabel('New player').fill('Spring launch');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'Spring launch', level: 1 }).waitFor();
+    const playerId = Number(/\/players\/(\d+)$/.exec(page.url())![1]);
+
+    for (const name of ['Intro clip', 'Demo clip']) {
+      await page.getByLabel('Add a video').selectOption({ label: name });
+      await page.getByRole('button', { name: 'Add chapter' }).click();
+      await page.locator('.chapter', { hasText: name }).waitFor();
+    }
+    await page.getByRole('button', { name: 'Move Demo clip up' }).click();
+    await page.locator('.chapter').first().getByText('Demo clip').waitFor();
+    const chapters = (await org.api.get(`/dashboard/v1/players/${playerId}`)).body.chapters_attributes;
+    expect(chapters.map((c: any) => [c.position, c.video_attributes.name]).sort()).toEqual([
+      [0, 'Demo clip'],
+      [1, 'Intro clip'],
+    ]);
+
+    // The API's validation, next to its field; nothing saved.
+    await page.getByLabel('Access code').fill('x'.repeat(65));
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.locator('.field--error', { hasText: 'Access code' }).waitFor();
+    expect((await org.api.get(`/dashboard/v1/players/${playerId}`)).body.access_code).toBeNull();
+    await page.getByLabel('Access code').fill('');
+    await page.getByLabel('Description').fill('What is new this spring');
+    await page.getByLabel('Start in HD').check();
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').getByText('Saved').waitFor();
+    expect((await org.api.get(`/dashboard/v1/players/${playerId}`)).body).toMatchObject({ description: 'What is new this spring', default_hd: true });
+
+    const uuid = (await org.api.get(`/dashboard/v1/players/${playerId}`)).body.uuid;
+    expect(await page.getByRole('textbox', { name: 'Share link' }).inputValue()).toBe(`${base}/watch/${uuid}`);
+    expect(await page.getByRole('textbox', { name: 'Embed code (responsive)' }).inputValue()).toContain(`src="${base}/embed/${uuid}"`);
+    const preview = page.frameLocator(`iframe[title="Preview of Spring launch"]`);
+    await preview.locator('body').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await shoot(page, 'player');
+    await context.close();
+  });
+
   it('signs in and out, refuses a wrong password on the page, and works on a 390 px phone screen', { timeout: 60_000 }, async () => {
     const email = `viewer.${dialect}@example.com`;
     await createUser(org.api, { email, role_id: 4, first_name: 'Vera', last_name: 'Viewer' });

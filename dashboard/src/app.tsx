@@ -2,6 +2,8 @@ import { useEffect } from 'preact/hooks';
 import { Link, Redirect, Route, Router, Switch, useLocation } from 'wouter-preact';
 import { UseLink } from './pages/link.tsx';
 import { Library } from './pages/library.tsx';
+import { PlayerPage } from './pages/player.tsx';
+import { Players } from './pages/players.tsx';
 import { Reset } from './pages/reset.tsx';
 import { SignIn } from './pages/sign-in.tsx';
 import { loadSession, session, signOut } from './session.ts';
@@ -23,6 +25,9 @@ function SignedIn() {
           <Link href="/" aria-current={location === '/' ? 'page' : undefined}>
             Library
           </Link>
+          <Link href="/players" aria-current={location.startsWith('/players') ? 'page' : undefined}>
+            Players
+          </Link>
         </nav>
         <div class="bar__who">
           <span>
@@ -36,6 +41,8 @@ function SignedIn() {
       <main id="main" tabIndex={-1}>
         <Switch>
           <Route path="/" component={Library} />
+          <Route path="/players" component={Players} />
+          <Route path="/players/:id">{(params: { id: string }) => <PlayerPage key={params.id} id={Number(params.id)} />}</Route>
           <Route>
             <section class="page">
               <h1>Not found</h1>

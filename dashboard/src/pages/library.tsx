@@ -2,34 +2,22 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, problemOf } from '../api.ts';
 import type { paths } from '../openapi.d.ts';
 import { bytes, date, duration, statusLabel } from '../format.ts';
+import { newestFirst, type Listed } from '../paging.ts';
 import { mayWrite, session } from '../session.ts';
 import { pauseUpload, resumeUpload, startUpload, unfinished, uploads } from '../uploads.ts';
 
-type Video = Extract<paths['/dashboard/v1/videos']['get']['responses'][200]['content']['application/json'], { videos: unknown }>['videos'][number];
+export type Video = Extract<paths['/dashboard/v1/videos']['get']['responses'][200]['content']['application/json'], { videos: unknown }>['videos'][number];
 
 const PER_PAGE = 50;
 const POLL_MS = 3000;
 
-/** The organization's videos, newest first: the API lists by id, so pages are read from the end. */
-async function newestVideos(query: string, page: number): Promise<{ videos: Video[]; count: number } | { error: string }> {
+/** The organization's videos, newest first. */
+function newestVideos(query: string, page: number): Promise<Listed<Video>> {
   const q = query.trim() || undefined;
-  const head = await api.GET('/dashboard/v1/videos', { params: { query: { per_page: 1, page: 1, query: q } } });
-  if (!head.data || !('summary' in head.data)) return { error: problemOf(head.error).message };
-  const count = head.data.summary.count;
-  if (count === 0) return { videos: [], count };
-  // Page `page` from the end: the `PER_PAGE` videos before the `(page - 1) * PER_PAGE` newest.
-  const end = count - (page - 1) * PER_PAGE;
-  const start = Math.max(0, end - PER_PAGE);
-  const first = Math.floor(start / PER_PAGE) + 1;
-  const last = Math.floor((end - 1) / PER_PAGE) + 1;
-  const rows: Video[] = [];
-  for (let p = first; p <= last; p++) {
-    const res = await api.GET('/dashboard/v1/videos', { params: { query: { per_page: PER_PAGE, page: p, query: q } } });
-    if (!res.data || !('videos' in res.data)) return { error: problemOf(res.error).message };
-    rows.push(...res.data.videos);
-  }
-  const offset = (first - 1) * PER_PAGE;
-  return { videos: rows.slice(start - offset, end - offset).reverse(), count };
+  return newestFirst(PER_PAGE, page, async (per_page, p) => {
+    const { data, error } = await api.GET('/dashboard/v1/videos', { params: { query: { per_page, page: p, query: q } } });
+    return data && 'videos' in data ? { items: data.videos, count: data.summary.count } : { error: problemOf(error).message };
+  });
 }
 
 export function Library() {
@@ -47,7 +35,7 @@ export function Library() {
     const result = await newestVideos(query, page);
     if ('error' in result) return setProblem(result.error);
     setProblem(null);
-    setVideos(result.videos);
+    setVideos(result.items);
     setCount(result.count);
   }, [query, page]);
 
