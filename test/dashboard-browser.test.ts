@@ -236,6 +236,63 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     await context.close();
   });
 
+  it('an owner invites a viewer from the People page; the viewer accepts and is offered nothing to edit', { timeout: 90_000 }, async () => {
+    // The first person, as `reelbase user invite` lets them in.
+    const owner = await t.services.users.inviteWithLink(org.organizationId, `owner.${dialect}@example.com`, 'owner');
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(owner.url);
+    await page.getByLabel('Password', { exact: true }).fill('the owner password');
+    await page.getByLabel('Password again').fill('the owner password');
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.getByRole('heading', { name: 'Library' }).waitFor();
+    await page.getByRole('link', { name: 'People' }).click();
+    await page.getByRole('heading', { name: 'People' }).waitFor();
+
+    const email = `watcher.${dialect}@example.com`;
+    // The API's validation next to the field: the address is refused, nothing is sent.
+    await page.getByLabel('Email').fill('watcher@');
+    await page.evaluate(() => document.querySelector('form')!.setAttribute('novalidate', ''));
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await page.locator('.field--error', { hasText: 'Email' }).waitFor();
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('First name').fill('Wanda');
+    await page.getByLabel('Role').selectOption({ label: 'Viewer' });
+    await page.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByRole('status').getByText(`Invitation mailed to ${email}.`).waitFor();
+    await page.getByRole('cell', { name: email, exact: true }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await shoot(page, 'people');
+
+    const player = (await org.api.post('/dashboard/v1/players', { name: 'Viewer can look' })).body;
+    const viewerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const viewer = await viewerContext.newPage();
+    await viewer.goto(await invitationOf(email));
+    await viewer.getByLabel('Password', { exact: true }).fill('the watcher password');
+    await viewer.getByLabel('Password again').fill('the watcher password');
+    await viewer.getByRole('button', { name: 'Set password and sign in' }).click();
+    await viewer.getByRole('heading', { name: 'Library' }).waitFor();
+    expect(await viewer.getByLabel('Video files to upload').count()).toBe(0);
+    await viewer.goto(`${base}/app/players/${player.id}`);
+    await viewer.getByRole('heading', { name: 'Viewer can look', level: 1 }).waitFor();
+    expect(await viewer.getByRole('button', { name: 'Save settings' }).count()).toBe(0);
+    expect(await viewer.getByLabel('Name').isDisabled()).toBe(true);
+    expect(await viewer.getByLabel('Add a video').count()).toBe(0);
+    await viewer.getByRole('link', { name: 'People' }).click();
+    await viewer.getByRole('cell', { name: email, exact: true }).waitFor();
+    expect(await viewer.getByRole('button', { name: 'Send invitation' }).count()).toBe(0);
+    expect(await viewer.getByRole('button', { name: /^Remove / }).count()).toBe(0);
+
+    // The owner makes them an editor: the viewer's session ends at once.
+    await page.getByLabel(`Role of ${email}`).selectOption({ label: 'Editor' });
+    await page.waitForResponse((r) => r.url().includes('/dashboard/v1/users') && r.request().method() === 'GET');
+    expect((await org.api.get(`/dashboard/v1/users?per_page=200`)).body.users.find((u: any) => u.email === email).role).toBe('editor');
+    await viewer.reload();
+    await viewer.getByRole('heading', { name: 'Sign in to Reelbase' }).waitFor();
+    await viewerContext.close();
+    await context.close();
+  });
+
   it('signs in and out, refuses a wrong password on the page, and works on a 390 px phone screen', { timeout: 60_000 }, async () => {
     const email = `viewer.${dialect}@example.com`;
     await createUser(org.api, { email, role_id: 4, first_name: 'Vera', last_name: 'Viewer' });

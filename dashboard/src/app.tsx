@@ -6,6 +6,7 @@ import { PlayerPage } from './pages/player.tsx';
 import { Players } from './pages/players.tsx';
 import { Reset } from './pages/reset.tsx';
 import { SignIn } from './pages/sign-in.tsx';
+import { Users } from './pages/users.tsx';
 import { loadSession, session, signOut } from './session.ts';
 
 /** The pages of a signed-in person, under the bar that says who and where. */
@@ -28,6 +29,9 @@ function SignedIn() {
           <Link href="/players" aria-current={location.startsWith('/players') ? 'page' : undefined}>
             Players
           </Link>
+          <Link href="/people" aria-current={location === '/people' ? 'page' : undefined}>
+            People
+          </Link>
         </nav>
         <div class="bar__who">
           <span>
@@ -42,6 +46,7 @@ function SignedIn() {
         <Switch>
           <Route path="/" component={Library} />
           <Route path="/players" component={Players} />
+          <Route path="/people" component={Users} />
           <Route path="/players/:id">{(params: { id: string }) => <PlayerPage key={params.id} id={Number(params.id)} />}</Route>
           <Route>
             <section class="page">

@@ -25,3 +25,8 @@ export async function signOut() {
 export function mayWrite(s: Session | null | undefined) {
   return !!s && s.user.role !== 'viewer';
 }
+
+/** Whether the role manages users, teams, webhooks and IP ranges (owners and admins). */
+export function mayManage(s: Session | null | undefined) {
+  return !!s && (s.user.role === 'owner' || s.user.role === 'admin');
+}
