@@ -33,6 +33,7 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
   let dataDir: string;
   let runner: JobRunner;
   let clip: string;
+  let shortClip: string;
 
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-dashboard-browser-'));
@@ -66,6 +67,12 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
         '+faststart',
         clip,
       ],
+    ]);
+    shortClip = path.join(dataDir, 'short.mp4');
+    await run(ffmpegPath, [
+      ...['-hide_banner', '-loglevel', 'error', '-y'],
+      ...['-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25:duration=10', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=10'],
+      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '25', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', '-movflags', '+faststart', shortClip],
     ]);
     browser = await launchViewerBrowser();
   }, 120_000);
@@ -292,6 +299,108 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     await viewerContext.close();
     await context.close();
   });
+
+  /** A video of `clip` as processing leaves it (an MP4 in the video's folder, status ready), named `name`. */
+  async function readyVideo(name: string, seconds: number): Promise<number> {
+    const videoId = (await org.api.post('/dashboard/v1/uploads', { name })).body.video_id as number;
+    const { uuid } = await t.database.db.selectFrom('videos').select('uuid').where('id', '=', videoId).executeTakeFirstOrThrow();
+    const key = `videos/${uuid}/test/sd.mp4`;
+    fs.mkdirSync(path.join(t.config.mediaDir, path.dirname(key)), { recursive: true });
+    fs.copyFileSync(shortClip, path.join(t.config.mediaDir, key));
+    const now = Math.floor(Date.now() / 1000);
+    await t.database.db
+      .insertInto('video_files')
+      .values({ video_id: videoId, custom_identifier: null, quality: 'sd', path: key, created_at: now, content_type: 'video/mp4' })
+      .execute();
+    await t.database.db.updateTable('videos').set({ status: 'ready', seconds, upload_url: null }).where('id', '=', videoId).execute();
+    return videoId;
+  }
+
+  it(
+    'places a CTA on the timeline (added, dragged, edited with the API refusing a width), then the watch page shows it at its second',
+    { timeout: 120_000 },
+    async () => {
+      await readyVideo('Timeline intro', 10);
+      await readyVideo('Timeline demo', 10);
+      const email = `timeline.${dialect}@example.com`;
+      await createUser(org.api, { email, role_id: 3, first_name: 'Tim', last_name: 'Line' });
+      const token = new URL(await invitationOf(email)).hash.replace('#token=', '');
+      expect((await org.api.post('/dashboard/v1/account_links/use', { token, password: 'the timeline password' })).status).toBe(201);
+
+      const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+      const page = await context.newPage();
+      await page.goto(`${base}/app/sign-in`);
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill('the timeline password');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('link', { name: 'Players' }).click();
+      await page.getByLabel('New player').fill('Timeline player');
+      await page.getByRole('button', { name: 'Create' }).click();
+      await page.getByRole('heading', { name: 'Timeline player', level: 1 }).waitFor();
+      const playerId = Number(/\/players\/(\d+)$/.exec(page.url())![1]);
+      for (const name of ['Timeline intro', 'Timeline demo']) {
+        await page.getByLabel('Add a video').selectOption({ label: name });
+        await page.getByRole('button', { name: 'Add chapter' }).click();
+        await page.locator('.chapter', { hasText: name }).waitFor();
+      }
+      await page.getByRole('link', { name: 'Call-to-actions of Timeline intro' }).click();
+      await page.getByRole('heading', { name: 'Call-to-actions: Timeline intro' }).waitFor();
+      await page.getByRole('button', { name: 'Add a CTA' }).click();
+      const block = page.locator('.timeline__cta').first();
+      await block.waitFor();
+      const ctaId = Number(await block.getAttribute('data-cta-id'));
+
+      // Dragged three tenths of the track later (the track is the video's 10 s): the API has the new second.
+      await page.getByRole('heading', { name: 'Timeline (0:10)' }).waitFor();
+      const before = (await org.api.get(`/dashboard/v1/ctas/${ctaId}`)).body.second as number;
+      const box = (await block.boundingBox())!;
+      const trackBox = (await page.locator('.timeline').boundingBox())!;
+      await page.mouse.move(box.x + 4, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + 4 + trackBox.width * 0.3, box.y + box.height / 2, { steps: 8 });
+      await page.mouse.up();
+      for (const end = Date.now() + 5000; (await org.api.get(`/dashboard/v1/ctas/${ctaId}`)).body.second === before && Date.now() < end;)
+        await page.waitForTimeout(100);
+      const dragged = (await org.api.get(`/dashboard/v1/ctas/${ctaId}`)).body.second as number;
+      expect(dragged - before).toBeGreaterThanOrEqual(2);
+      expect(dragged - before).toBeLessThanOrEqual(4);
+
+      // A width out of 100-500 is the API's to refuse, next to the field; then a good edit.
+      await page.getByLabel('Width (px)').fill('900');
+      await page.getByRole('button', { name: 'Save CTA' }).click();
+      await page.locator('.field--error', { hasText: 'Width' }).waitFor();
+      expect((await org.api.get(`/dashboard/v1/ctas/${ctaId}`)).body.width).toBe(300);
+      await page.getByLabel('Width (px)').fill('280');
+      await page.getByLabel('Second', { exact: true }).fill('2');
+      await page.getByLabel('Duration (seconds)').fill('6');
+      await page.getByLabel('HTML').fill('<h3 id="offer">Book a demo</h3>');
+      await page.frameLocator('iframe[title="Live preview of the CTA"]').locator('#offer').waitFor();
+      await page.getByRole('button', { name: 'Save CTA' }).click();
+      for (const end = Date.now() + 5000; (await org.api.get(`/dashboard/v1/ctas/${ctaId}`)).body.second !== 2 && Date.now() < end;)
+        await page.waitForTimeout(100);
+      expect((await org.api.get(`/dashboard/v1/ctas/${ctaId}`)).body).toMatchObject({
+        second: 2,
+        duration: 6,
+        width: 280,
+        html: '<h3 id="offer">Book a demo</h3>',
+      });
+      expect(await axeViolations(page)).toEqual([]);
+      await shoot(page, 'timeline');
+
+      // The watch page shows it at its second, not before.
+      const uuid = (await org.api.get(`/dashboard/v1/players/${playerId}`)).body.uuid;
+      const watch = await context.newPage();
+      await watch.goto(`${base}/watch/${uuid}`);
+      await watch.click('.rb-play');
+      const overlay = watch.locator(`.rb-overlay[data-event-id="${ctaId}"].rb-sized`);
+      await overlay.waitFor({ timeout: 15_000 });
+      const at = await watch.evaluate(() => document.querySelector('video')!.currentTime);
+      expect(at).toBeGreaterThanOrEqual(1.9);
+      expect(at).toBeLessThan(4);
+      await expect(watch.frameLocator(`.rb-overlay[data-event-id="${ctaId}"] iframe`).locator('#offer').textContent()).resolves.toBe('Book a demo');
+      await context.close();
+    },
+  );
 
   it('signs in and out, refuses a wrong password on the page, and works on a 390 px phone screen', { timeout: 60_000 }, async () => {
     const email = `viewer.${dialect}@example.com`;

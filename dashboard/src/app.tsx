@@ -6,6 +6,7 @@ import { PlayerPage } from './pages/player.tsx';
 import { Players } from './pages/players.tsx';
 import { Reset } from './pages/reset.tsx';
 import { SignIn } from './pages/sign-in.tsx';
+import { Timeline } from './pages/timeline.tsx';
 import { Users } from './pages/users.tsx';
 import { loadSession, session, signOut } from './session.ts';
 
@@ -47,6 +48,9 @@ function SignedIn() {
           <Route path="/" component={Library} />
           <Route path="/players" component={Players} />
           <Route path="/people" component={Users} />
+          <Route path="/players/:pid/chapters/:cid">
+            {(params: { pid: string; cid: string }) => <Timeline key={params.cid} playerId={Number(params.pid)} chapterId={Number(params.cid)} />}
+          </Route>
           <Route path="/players/:id">{(params: { id: string }) => <PlayerPage key={params.id} id={Number(params.id)} />}</Route>
           <Route>
             <section class="page">

@@ -177,6 +177,9 @@ export function PlayerPage({ id }: { id: number }) {
                     <span class="chapter__name">{c.video_attributes.name}</span>
                     <span class={`badge badge--${status.tone}`}>{status.text}</span>
                     <span class="muted">{duration(c.video_attributes.seconds)}</span>
+                    <Link href={`/players/${id}/chapters/${c.id}`} aria-label={`Call-to-actions of ${c.video_attributes.name}`}>
+                      CTAs
+                    </Link>
                     {writable ? (
                       <span class="chapter__actions">
                         <button

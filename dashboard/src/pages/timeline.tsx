@@ -1,0 +1,297 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { Link } from 'wouter-preact';
+import { api, problemOf } from '../api.ts';
+import { Field, FormError } from '../components/field.tsx';
+import { duration as clock } from '../format.ts';
+import type { paths } from '../openapi.d.ts';
+import { mayWrite, session } from '../session.ts';
+import type { Player } from './players.tsx';
+
+type Cta = paths['/dashboard/v1/ctas/{id}']['get']['responses'][200]['content']['application/json'];
+type Draft = { second: string; duration: string; width: string; html: string; postRoll: boolean };
+
+const draftOf = (c: Cta): Draft => ({
+  second: String(Math.max(0, c.second)),
+  duration: c.duration === null ? '' : String(c.duration),
+  width: c.width === null ? '' : String(c.width),
+  html: c.html,
+  postRoll: c.second === -1,
+});
+
+const NEW_CTA_HTML = '<p><a href="https://www.example.com" target="_blank">Learn more</a></p>';
+
+/**
+ * A chapter's CTAs on a timeline under the preview player: add one, drag it to move it, drag its
+ * right edge to change how long it shows (or use the arrow keys: ←/→ move by a second, Shift+←/→
+ * change the duration), and edit its HTML, width and post-roll with a live preview. Every change is
+ * sent to the API, whose refusals are shown next to their field.
+ */
+export function Timeline({ playerId, chapterId }: { playerId: number; chapterId: number }) {
+  const [player, setPlayer] = useState<Player | null>(null);
+  const [ctas, setCtas] = useState<Cta[]>([]);
+  const [selected, setSelected] = useState<number | null>(null);
+  const [draft, setDraft] = useState<Draft | null>(null);
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const [problem, setProblem] = useState<string | null>(null);
+  const [previewKey, setPreviewKey] = useState(0);
+  const track = useRef<HTMLDivElement>(null);
+  const writable = mayWrite(session.value);
+
+  const load = useCallback(async () => {
+    const [p, c] = await Promise.all([
+      api.GET('/dashboard/v1/players/{id}', { params: { path: { id: playerId } } }),
+      api.GET('/dashboard/v1/chapters/{id}/ctas', { params: { path: { id: chapterId }, query: { per_page: 200 } } }),
+    ]);
+    setPlayer(p.data ?? null);
+    if (c.data) setCtas(Array.isArray(c.data) ? c.data : c.data.ctas);
+    else setProblem(problemOf(c.error).message);
+  }, [playerId, chapterId]);
+  useEffect(() => void load(), [load]);
+
+  const chapter = player?.chapters_attributes.find((c) => c.id === chapterId);
+  const timed = ctas.filter((c) => c.second >= 0);
+  // The video's length when known (else 30 s), stretched to show a CTA placed past it.
+  const length = Math.max(chapter?.video_attributes.seconds || 30, ...timed.map((c) => c.second + Math.max(1, c.duration ?? 5)));
+
+  function select(cta: Cta | null) {
+    setSelected(cta?.id ?? null);
+    setDraft(cta ? draftOf(cta) : null);
+    setFields({});
+  }
+
+  /** Sends a change of one CTA; on a refusal, shows it and puts the CTA back as the API has it. */
+  async function update(id: number, body: { second?: number; duration?: number | null; width?: number; html?: string; auto_close?: boolean }) {
+    setProblem(null);
+    setFields({});
+    const { data, error } = await api.PATCH('/dashboard/v1/ctas/{id}', { params: { path: { id } }, body });
+    if (data) {
+      setCtas((all) => all.map((c) => (c.id === id ? data : c)));
+      if (selected === id) setDraft(draftOf(data));
+      setPreviewKey((k) => k + 1);
+      return true;
+    }
+    const p = problemOf(error);
+    setFields(p.fields);
+    setProblem(p.message);
+    await load();
+    return false;
+  }
+
+  async function add() {
+    const second = Math.min(Math.floor(length / 4), Math.max(0, length - 6));
+    const { data, error } = await api.POST('/dashboard/v1/ctas', {
+      body: { chapter_id: chapterId, second, duration: 5, auto_close: true, width: 300, html: NEW_CTA_HTML },
+    });
+    if (!data) return setProblem(problemOf(error).message);
+    setCtas((all) => [...all, data]);
+    select(data);
+    setPreviewKey((k) => k + 1);
+  }
+
+  async function remove(id: number) {
+    const { error } = await api.DELETE('/dashboard/v1/ctas/{id}', { params: { path: { id } } });
+    if (error) return setProblem(problemOf(error).message);
+    setCtas((all) => all.filter((c) => c.id !== id));
+    select(null);
+    setPreviewKey((k) => k + 1);
+  }
+
+  async function save(event: Event) {
+    event.preventDefault();
+    if (selected === null || !draft) return;
+    const number = (v: string) => (v.trim() === '' ? null : Number(v));
+    const duration = number(draft.duration);
+    await update(selected, {
+      second: draft.postRoll ? -1 : (number(draft.second) ?? 0),
+      duration,
+      auto_close: duration !== null,
+      width: number(draft.width) ?? undefined,
+      html: draft.html,
+    });
+  }
+
+  /** Dragging a block (move) or its right edge (resize): seconds follow the pointer, the API gets the result. */
+  function drag(cta: Cta, mode: 'move' | 'resize', start: PointerEvent) {
+    if (!writable || !track.current) return;
+    start.preventDefault();
+    select(cta);
+    const perPixel = length / track.current.getBoundingClientRect().width;
+    const origin = { x: start.clientX, second: cta.second, duration: cta.duration ?? 5 };
+    let next = { second: origin.second, duration: origin.duration };
+    const onMove = (e: PointerEvent) => {
+      const delta = Math.round((e.clientX - origin.x) * perPixel);
+      next =
+        mode === 'move'
+          ? { second: Math.min(Math.max(0, origin.second + delta), Math.max(0, length - 1)), duration: origin.duration }
+          : { second: origin.second, duration: Math.max(1, origin.duration + delta) };
+      setCtas((all) => all.map((c) => (c.id === cta.id ? { ...c, ...next } : c)));
+    };
+    const onUp = () => {
+      window.removeEventListener('pointermove', onMove);
+      window.removeEventListener('pointerup', onUp);
+      if (next.second !== origin.second || next.duration !== origin.duration) void update(cta.id, { ...next, auto_close: true });
+    };
+    window.addEventListener('pointermove', onMove);
+    window.addEventListener('pointerup', onUp);
+  }
+
+  function keys(cta: Cta, e: KeyboardEvent) {
+    if (!writable) return;
+    const step = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
+    if (!step) return;
+    e.preventDefault();
+    if (e.shiftKey) void update(cta.id, { duration: Math.max(1, (cta.duration ?? 5) + step), auto_close: true });
+    else void update(cta.id, { second: Math.max(0, cta.second + step) });
+  }
+
+  if (!player) return <section class="page" aria-busy="true" />;
+  if (!chapter) {
+    return (
+      <section class="page">
+        <h1>No such chapter</h1>
+        <Link href={`/players/${playerId}`}>Back to the player</Link>
+      </section>
+    );
+  }
+  const ticks = Array.from({ length: 6 }, (_, i) => Math.round((length * i) / 5));
+  return (
+    <section class="page">
+      <nav class="crumbs" aria-label="Breadcrumb">
+        <Link href="/players">Players</Link> / <Link href={`/players/${playerId}`}>{player.name}</Link> /{' '}
+        <span aria-current="page">{chapter.video_attributes.name}</span>
+      </nav>
+      <header class="page__header">
+        <h1>Call-to-actions: {chapter.video_attributes.name}</h1>
+        {writable ? (
+          <button class="button button--primary" type="button" onClick={() => void add()}>
+            Add a CTA
+          </button>
+        ) : null}
+      </header>
+      <FormError message={problem} />
+      <div class="preview preview--wide">
+        <iframe
+          key={previewKey}
+          src={`/embed/${player.uuid}`}
+          title={`Preview of ${player.name}`}
+          allow="autoplay; fullscreen; picture-in-picture"
+          allowFullScreen
+        />
+      </div>
+
+      <section class="card" aria-labelledby="timeline-title">
+        <h2 id="timeline-title">Timeline ({clock(length)})</h2>
+        <p class="muted small">Drag a CTA to move it, its right edge to change how long it shows; or focus it and use ← → (Shift: duration).</p>
+        <div class="timeline" ref={track}>
+          {timed.map((c) => (
+            <button
+              key={c.id}
+              type="button"
+              class={`timeline__cta${selected === c.id ? ' timeline__cta--selected' : ''}`}
+              style={{ left: `${(c.second / length) * 100}%`, width: `${(Math.max(1, c.duration ?? 5) / length) * 100}%` }}
+              aria-label={`CTA at ${clock(c.second)} for ${c.duration ?? 'until closed'} seconds`}
+              aria-pressed={selected === c.id}
+              data-cta-id={c.id}
+              onPointerDown={(e) => drag(c, 'move', e)}
+              onClick={() => select(c)}
+              onKeyDown={(e) => keys(c, e)}
+            >
+              <span class="timeline__label">{clock(c.second)}</span>
+              {writable ? <span class="timeline__handle" aria-hidden="true" onPointerDown={(e) => (e.stopPropagation(), drag(c, 'resize', e))} /> : null}
+            </button>
+          ))}
+        </div>
+        <div class="timeline__ticks" aria-hidden="true">
+          {ticks.map((t) => (
+            <span key={t}>{clock(t)}</span>
+          ))}
+        </div>
+        {ctas.some((c) => c.second === -1) ? (
+          <p class="small">
+            After the video:{' '}
+            {ctas
+              .filter((c) => c.second === -1)
+              .map((c) => (
+                <button key={c.id} class="button button--small" type="button" onClick={() => select(c)}>
+                  Post-roll CTA {c.id}
+                </button>
+              ))}
+          </p>
+        ) : null}
+      </section>
+
+      {draft && selected !== null ? (
+        <form class="card stack" onSubmit={(e) => void save(e)} aria-labelledby="cta-title">
+          <h2 id="cta-title">CTA {selected}</h2>
+          <fieldset class="plain" disabled={!writable}>
+            <div class="field-row field-row--4">
+              <Field
+                label="Second"
+                type="number"
+                min={0}
+                value={draft.second}
+                disabled={draft.postRoll}
+                error={fields.second}
+                onInput={(e) => setDraft({ ...draft, second: e.currentTarget.value })}
+              />
+              <Field
+                label="Duration (seconds)"
+                type="number"
+                min={0}
+                value={draft.duration}
+                error={fields.duration}
+                hint="Empty: until the viewer closes it."
+                onInput={(e) => setDraft({ ...draft, duration: e.currentTarget.value })}
+              />
+              <Field
+                label="Width (px)"
+                type="number"
+                value={draft.width}
+                error={fields.width}
+                hint="100 to 500."
+                onInput={(e) => setDraft({ ...draft, width: e.currentTarget.value })}
+              />
+              <label class="check check--field">
+                <input type="checkbox" checked={draft.postRoll} onChange={(e) => setDraft({ ...draft, postRoll: e.currentTarget.checked })} /> After the video
+                (post-roll)
+              </label>
+            </div>
+            <div class="columns">
+              <div class="field">
+                <label for="cta-html">HTML</label>
+                <textarea
+                  id="cta-html"
+                  rows={8}
+                  value={draft.html}
+                  aria-invalid={fields.html ? true : undefined}
+                  onInput={(e) => setDraft({ ...draft, html: e.currentTarget.value })}
+                />
+                {fields.html ? <p class="field__error">{fields.html}</p> : null}
+              </div>
+              <div class="field">
+                <span class="label">Live preview</span>
+                <iframe
+                  class="cta-preview"
+                  title="Live preview of the CTA"
+                  sandbox=""
+                  srcdoc={draft.html}
+                  style={{ width: `${Math.min(500, Math.max(100, Number(draft.width) || 300))}px` }}
+                />
+              </div>
+            </div>
+            {writable ? (
+              <div class="form-actions">
+                <button class="button button--primary" type="submit">
+                  Save CTA
+                </button>
+                <button class="button button--quiet" type="button" onClick={() => void remove(selected)}>
+                  Delete CTA
+                </button>
+              </div>
+            ) : null}
+          </fieldset>
+        </form>
+      ) : null}
+    </section>
+  );
+}
