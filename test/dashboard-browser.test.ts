@@ -105,6 +105,24 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     throw new Error(`no invitation was mailed to ${email}`);
   }
 
+  /**
+   * A person invited through the API who chose `password` by the mailed link, signed in through the
+   * sign-in page of a new browser context: the library is showing.
+   */
+  async function signedInPage(email: string, roleId: number, password: string, viewport = { width: 1280, height: 900 }) {
+    await createUser(org.api, { email, role_id: roleId, first_name: email.split('.')[0], last_name: '' });
+    const token = new URL(await invitationOf(email)).hash.replace('#token=', '');
+    expect((await org.api.post('/dashboard/v1/account_links/use', { token, password })).status).toBe(201);
+    const context = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    await page.goto(`${base}/app/sign-in`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Library' }).waitFor();
+    return { context, page };
+  }
+
   it('accepts an invitation, sets a password, uploads with a reload in the middle, and sees the video become ready', { timeout: 150_000 }, async () => {
     const email = `editor.${dialect}@example.com`;
     await createUser(org.api, { email, role_id: 3, first_name: '', last_name: '' });
@@ -187,21 +205,10 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
   });
 
   it('builds a player: two chapters from the library, reordered, settings refused then saved, share link and a live preview', { timeout: 90_000 }, async () => {
-    const email = `builder.${dialect}@example.com`;
-    await createUser(org.api, { email, role_id: 3, first_name: 'Bea', last_name: 'Builder' });
-    const token = new URL(await invitationOf(email)).hash.replace('#token=', '');
-    expect((await org.api.post('/dashboard/v1/account_links/use', { token, password: 'the builder password' })).status).toBe(201);
     for (const name of ['Intro clip', 'Demo clip']) {
       expect((await org.api.post('/dashboard/v1/uploads', { name })).status).toBe(201);
     }
-
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    await page.goto(`${base}/app/sign-in`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill('the builder password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Library' }).waitFor();
+    const { context, page } = await signedInPage(`builder.${dialect}@example.com`, 3, 'the builder password');
     await page.getByRole('link', { name: 'Players' }).click();
     await page.getByLabel('New player').fill('Spring launch');
     await page.getByRole('button', { name: 'Create' }).click();
@@ -322,17 +329,7 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     async () => {
       await readyVideo('Timeline intro', 10);
       await readyVideo('Timeline demo', 10);
-      const email = `timeline.${dialect}@example.com`;
-      await createUser(org.api, { email, role_id: 3, first_name: 'Tim', last_name: 'Line' });
-      const token = new URL(await invitationOf(email)).hash.replace('#token=', '');
-      expect((await org.api.post('/dashboard/v1/account_links/use', { token, password: 'the timeline password' })).status).toBe(201);
-
-      const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
-      const page = await context.newPage();
-      await page.goto(`${base}/app/sign-in`);
-      await page.getByLabel('Email').fill(email);
-      await page.getByLabel('Password').fill('the timeline password');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      const { context, page } = await signedInPage(`timeline.${dialect}@example.com`, 3, 'the timeline password', { width: 1280, height: 1000 });
       await page.getByRole('link', { name: 'Players' }).click();
       await page.getByLabel('New player').fill('Timeline player');
       await page.getByRole('button', { name: 'Create' }).click();
@@ -401,6 +398,47 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
       await context.close();
     },
   );
+
+  it('shows a view in the analytics after the video was played on its watch page: figures, chart, retention, CSV export', { timeout: 120_000 }, async () => {
+    const videoId = await readyVideo('Analytics clip', 10);
+    const player = (
+      await org.api.post('/dashboard/v1/players', { name: 'Analytics player', mute_onload: true, chapters_attributes: [{ position: 0, video_id: videoId }] })
+    ).body;
+    const viewerContext = await browser.newContext();
+    const watch = await viewerContext.newPage();
+    await watch.goto(`${base}/watch/${player.uuid}`);
+    await watch.click('.rb-play');
+    await watch.waitForFunction(() => (document.querySelector('video')?.currentTime ?? 0) >= 4, null, { timeout: 20_000 });
+    await viewerContext.close();
+    for (const end = Date.now() + 15_000; Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
+      if ((await org.api.get(`/dashboard/v1/analytics/players/${player.id}`)).body.views >= 1) break;
+    }
+
+    const { context, page } = await signedInPage(`analyst.${dialect}@example.com`, 4, 'the analyst password');
+    await page.goto(`${base}/app/players/${player.id}/analytics`);
+    await page.getByRole('heading', { name: 'Analytics: Analytics player' }).waitFor();
+    const views = page.locator('.figure', { hasText: 'Views' }).first().locator('dd');
+    await expect.poll(() => views.textContent(), { timeout: 10_000 }).toBe('1');
+    // The charts are drawn (uPlot, loaded when needed), with their data in a table for screen readers.
+    await page.locator('.chart__plot .uplot').first().waitFor();
+    await page.getByRole('heading', { name: 'Audience retention: Analytics clip' }).waitFor();
+    await page.locator('.chart__plot .uplot').nth(1).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await shoot(page, 'player-analytics');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    const csv = fs.readFileSync((await download.path())!, 'utf8');
+    expect(csv.split('\n')[0]).toContain('views');
+    expect(download.suggestedFilename()).toMatch(/^player-\d+-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
+
+    // The organization's page, after a rollup.
+    await t.services.analyticsRollups.catchUp();
+    await page.getByRole('link', { name: 'Analytics', exact: true }).click();
+    await page.getByRole('heading', { name: 'Analytics', exact: true }).waitFor();
+    await page.getByRole('link', { name: 'Analytics player' }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await shoot(page, 'analytics');
+    await context.close();
+  });
 
   it('signs in and out, refuses a wrong password on the page, and works on a 390 px phone screen', { timeout: 60_000 }, async () => {
     const email = `viewer.${dialect}@example.com`;

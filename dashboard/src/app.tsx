@@ -1,5 +1,6 @@
 import { useEffect } from 'preact/hooks';
 import { Link, Redirect, Route, Router, Switch, useLocation } from 'wouter-preact';
+import { Analytics, PlayerAnalytics } from './pages/analytics.tsx';
 import { UseLink } from './pages/link.tsx';
 import { Library } from './pages/library.tsx';
 import { PlayerPage } from './pages/player.tsx';
@@ -30,6 +31,9 @@ function SignedIn() {
           <Link href="/players" aria-current={location.startsWith('/players') ? 'page' : undefined}>
             Players
           </Link>
+          <Link href="/analytics" aria-current={location === '/analytics' ? 'page' : undefined}>
+            Analytics
+          </Link>
           <Link href="/people" aria-current={location === '/people' ? 'page' : undefined}>
             People
           </Link>
@@ -48,6 +52,8 @@ function SignedIn() {
           <Route path="/" component={Library} />
           <Route path="/players" component={Players} />
           <Route path="/people" component={Users} />
+          <Route path="/analytics" component={Analytics} />
+          <Route path="/players/:id/analytics">{(params: { id: string }) => <PlayerAnalytics key={params.id} id={Number(params.id)} />}</Route>
           <Route path="/players/:pid/chapters/:cid">
             {(params: { pid: string; cid: string }) => <Timeline key={params.cid} playerId={Number(params.pid)} chapterId={Number(params.cid)} />}
           </Route>

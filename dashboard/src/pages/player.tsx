@@ -150,9 +150,14 @@ export function PlayerPage({ id }: { id: number }) {
       </nav>
       <header class="page__header">
         <h1>{player.name}</h1>
-        <a class="button" href={watchUrl} target="_blank" rel="noopener">
-          Open watch page
-        </a>
+        <span class="actions">
+          <Link class="button" href={`/players/${id}/analytics`}>
+            Analytics
+          </Link>
+          <a class="button" href={watchUrl} target="_blank" rel="noopener">
+            Open watch page
+          </a>
+        </span>
       </header>
       <FormError message={problem} />
 
