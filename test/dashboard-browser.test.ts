@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { readOutbox } from '../src/mail/outbox.ts';
 import { jobHandlers } from '../src/modules/job-handlers.ts';
+import { LiveIngest } from '../src/modules/live/live-ingest.ts';
+import { killPublishers, publish } from './helpers/rtmp.ts';
 import { launchViewerBrowser } from './helpers/browser.ts';
 import { createOrg, createUser, type OrgContext } from './helpers/factories.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
@@ -34,13 +36,24 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
   let runner: JobRunner;
   let clip: string;
   let shortClip: string;
+  let rtmpPort: number;
+  let ingest: LiveIngest;
 
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-dashboard-browser-'));
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    t = await createTestApp(dialect, { DATA_DIR: dataDir, PUBLIC_URL: base });
+    rtmpPort = await freePort();
+    t = await createTestApp(dialect, {
+      DATA_DIR: dataDir,
+      PUBLIC_URL: base,
+      RTMP_PORT: String(rtmpPort),
+      INGEST_HOST: '127.0.0.1',
+      LIVE_HEALTH_INTERVAL_SECONDS: '1',
+    });
     await t.app.listen({ host: '127.0.0.1', port });
+    ingest = new LiveIngest(t.config, t.services.liveState, t.container.media);
+    await ingest.start();
     runner = new JobRunner(t.database.db, { handlers: jobHandlers(t.container), backoff: () => 10, pollMs: 20 });
     runner.start();
     org = await createOrg(t);
@@ -79,6 +92,8 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
 
   afterAll(async () => {
     await browser?.close();
+    killPublishers();
+    await ingest?.stop();
     await runner?.stop(2000);
     await t?.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -437,6 +452,42 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     await page.getByRole('link', { name: 'Analytics player' }).waitFor();
     expect(await axeViolations(page)).toEqual([]);
     await shoot(page, 'analytics');
+    await context.close();
+  });
+
+  it('creates a live stream, reveals its key, and shows its health while ffmpeg publishes to it', { timeout: 120_000 }, async () => {
+    const { context, page } = await signedInPage(`producer.${dialect}@example.com`, 3, 'the producer password');
+    await page.getByRole('link', { name: 'Live' }).click();
+    await page.getByRole('heading', { name: 'Live', exact: true }).waitFor();
+    await page.getByLabel('Name').fill('Weekly all-hands');
+    await page.getByLabel('Tags').fill('company, weekly');
+    await page.getByLabel('Segment length').selectOption('1');
+    await page.getByLabel('DVR (viewers can rewind)').check();
+    await page.getByRole('button', { name: 'Create stream' }).click();
+    await page.getByRole('heading', { name: 'Weekly all-hands', level: 1 }).waitFor();
+    await page.getByRole('status').getByText('Not started').waitFor();
+    const id = Number(/\/live\/(\d+)$/.exec(page.url())![1]);
+    const detail = (await org.api.get(`/dashboard/v1/organizations/${org.organizationId}/live/${id}`)).body.instance_details;
+    expect(detail).toMatchObject({ name: 'Weekly all-hands', segment_length: 1, dvr_enabled: true });
+
+    // The key is hidden until revealed.
+    const key = page.getByRole('textbox', { name: 'Stream key' });
+    expect(await key.inputValue()).not.toBe(detail.stream_key);
+    await page.getByRole('button', { name: 'Reveal the key' }).click();
+    expect(await key.inputValue()).toBe(detail.stream_key);
+    expect(await page.getByRole('textbox', { name: 'Server' }).inputValue()).toBe(`rtmp://127.0.0.1:${rtmpPort}/live`);
+
+    const publisher = publish(t.config.ffmpegPath, `${detail.ingest_url}/${detail.stream_key}`, 25);
+    await page.getByRole('status').getByText('Live').waitFor({ timeout: 30_000 });
+    await page.locator('.figure', { hasText: 'Resolution' }).getByText('640×360').waitFor({ timeout: 20_000 });
+    await page.locator('.figure', { hasText: 'Frame rate' }).getByText('30 fps').waitFor();
+    const kbps = Number((await page.locator('.figure', { hasText: 'Bitrate' }).locator('dd').textContent())!.replace(/\D/g, ''));
+    expect(kbps).toBeGreaterThan(100);
+    // The small charts appear once there are two samples.
+    await page.locator('.chart__plot .uplot').first().waitFor({ timeout: 15_000 });
+    expect(await axeViolations(page)).toEqual([]);
+    await shoot(page, 'live');
+    publisher.proc.kill('SIGKILL');
     await context.close();
   });
 

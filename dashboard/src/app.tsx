@@ -2,6 +2,7 @@ import { useEffect } from 'preact/hooks';
 import { Link, Redirect, Route, Router, Switch, useLocation } from 'wouter-preact';
 import { Analytics, PlayerAnalytics } from './pages/analytics.tsx';
 import { UseLink } from './pages/link.tsx';
+import { LiveStreamPage, LiveStreams } from './pages/live.tsx';
 import { Library } from './pages/library.tsx';
 import { PlayerPage } from './pages/player.tsx';
 import { Players } from './pages/players.tsx';
@@ -31,6 +32,9 @@ function SignedIn() {
           <Link href="/players" aria-current={location.startsWith('/players') ? 'page' : undefined}>
             Players
           </Link>
+          <Link href="/live" aria-current={location.startsWith('/live') ? 'page' : undefined}>
+            Live
+          </Link>
           <Link href="/analytics" aria-current={location === '/analytics' ? 'page' : undefined}>
             Analytics
           </Link>
@@ -53,6 +57,8 @@ function SignedIn() {
           <Route path="/players" component={Players} />
           <Route path="/people" component={Users} />
           <Route path="/analytics" component={Analytics} />
+          <Route path="/live" component={LiveStreams} />
+          <Route path="/live/:id">{(params: { id: string }) => <LiveStreamPage key={params.id} id={Number(params.id)} />}</Route>
           <Route path="/players/:id/analytics">{(params: { id: string }) => <PlayerAnalytics key={params.id} id={Number(params.id)} />}</Route>
           <Route path="/players/:pid/chapters/:cid">
             {(params: { pid: string; cid: string }) => <Timeline key={params.cid} playerId={Number(params.pid)} chapterId={Number(params.cid)} />}
