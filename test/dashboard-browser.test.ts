@@ -491,6 +491,28 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     await context.close();
   });
 
+  it('creates a hub with a category showing a player, and its public page shows it', { timeout: 60_000 }, async () => {
+    const videoId = await readyVideo('Hub clip', 10);
+    await org.api.post('/dashboard/v1/players', { name: 'Hub story one', chapters_attributes: [{ position: 0, video_id: videoId }] });
+    const { context, page } = await signedInPage(`curator.${dialect}@example.com`, 3, 'the curator password');
+    await page.getByRole('link', { name: 'Hubs' }).click();
+    await page.getByLabel('New hub').fill('Customer stories');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'Customer stories', level: 1 }).waitFor();
+    await page.getByLabel('New category').fill('Getting started');
+    await page.getByRole('button', { name: 'Add category' }).click();
+    await page.getByRole('heading', { name: 'Getting started' }).waitFor();
+    await page.getByLabel('Add a player').selectOption({ label: 'Hub story one' });
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.locator('.tag', { hasText: 'Hub story one' }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await shoot(page, 'hub');
+    const [publicPage] = await Promise.all([context.waitForEvent('page'), page.getByRole('link', { name: 'Open the public page' }).click()]);
+    await publicPage.waitForLoadState();
+    await publicPage.getByText('Hub story one').first().waitFor();
+    await context.close();
+  });
+
   it('signs in and out, refuses a wrong password on the page, and works on a 390 px phone screen', { timeout: 60_000 }, async () => {
     const email = `viewer.${dialect}@example.com`;
     await createUser(org.api, { email, role_id: 4, first_name: 'Vera', last_name: 'Viewer' });

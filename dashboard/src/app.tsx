@@ -1,6 +1,7 @@
 import { useEffect } from 'preact/hooks';
 import { Link, Redirect, Route, Router, Switch, useLocation } from 'wouter-preact';
 import { Analytics, PlayerAnalytics } from './pages/analytics.tsx';
+import { HubPage, Hubs } from './pages/hubs.tsx';
 import { UseLink } from './pages/link.tsx';
 import { LiveStreamPage, LiveStreams } from './pages/live.tsx';
 import { Library } from './pages/library.tsx';
@@ -35,6 +36,9 @@ function SignedIn() {
           <Link href="/live" aria-current={location.startsWith('/live') ? 'page' : undefined}>
             Live
           </Link>
+          <Link href="/hubs" aria-current={location.startsWith('/hubs') ? 'page' : undefined}>
+            Hubs
+          </Link>
           <Link href="/analytics" aria-current={location === '/analytics' ? 'page' : undefined}>
             Analytics
           </Link>
@@ -58,6 +62,8 @@ function SignedIn() {
           <Route path="/people" component={Users} />
           <Route path="/analytics" component={Analytics} />
           <Route path="/live" component={LiveStreams} />
+          <Route path="/hubs" component={Hubs} />
+          <Route path="/hubs/:id">{(params: { id: string }) => <HubPage key={params.id} id={Number(params.id)} />}</Route>
           <Route path="/live/:id">{(params: { id: string }) => <LiveStreamPage key={params.id} id={Number(params.id)} />}</Route>
           <Route path="/players/:id/analytics">{(params: { id: string }) => <PlayerAnalytics key={params.id} id={Number(params.id)} />}</Route>
           <Route path="/players/:pid/chapters/:cid">
