@@ -319,6 +319,25 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     await viewer.reload();
     await viewer.getByRole('heading', { name: 'Sign in to Reelbase' }).waitFor();
     await viewerContext.close();
+
+    // The organization: usage, a team, and an IP range (a wrong one refused next to the field).
+    await page.getByRole('link', { name: 'Organization' }).click();
+    await page.locator('.figure', { hasText: 'Users' }).waitFor();
+    await page.getByLabel('New team').fill('Field sales');
+    await page.getByRole('group', { name: 'Members' }).getByLabel(email).check();
+    await page.getByRole('button', { name: 'Create team' }).click();
+    await page.getByRole('cell', { name: 'Field sales', exact: true }).waitFor();
+    const listed = (await org.api.get('/dashboard/v1/teams?enable_query_team_members=true&per_page=200')).body;
+    const teams = Array.isArray(listed) ? listed : listed.teams;
+    expect(teams.find((x: any) => x.name === 'Field sales').members.map((m: any) => m.email)).toEqual([email]);
+    await page.getByRole('textbox', { name: 'Block', exact: true }).fill('300.1.2.3/40');
+    await page.getByRole('button', { name: 'Block range' }).click();
+    await page.locator('#range-error').waitFor();
+    await page.getByRole('textbox', { name: 'Block', exact: true }).fill('203.0.113.0/24');
+    await page.getByRole('button', { name: 'Block range' }).click();
+    await page.locator('.tag', { hasText: '203.0.113.0/24' }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await shoot(page, 'organization');
     await context.close();
   });
 

@@ -5,6 +5,7 @@ import { HubPage, Hubs } from './pages/hubs.tsx';
 import { UseLink } from './pages/link.tsx';
 import { LiveStreamPage, LiveStreams } from './pages/live.tsx';
 import { Library } from './pages/library.tsx';
+import { Organization } from './pages/organization.tsx';
 import { PlayerPage } from './pages/player.tsx';
 import { Players } from './pages/players.tsx';
 import { Reset } from './pages/reset.tsx';
@@ -45,6 +46,9 @@ function SignedIn() {
           <Link href="/people" aria-current={location === '/people' ? 'page' : undefined}>
             People
           </Link>
+          <Link href="/organization" aria-current={location === '/organization' ? 'page' : undefined}>
+            Organization
+          </Link>
         </nav>
         <div class="bar__who">
           <span>
@@ -60,6 +64,7 @@ function SignedIn() {
           <Route path="/" component={Library} />
           <Route path="/players" component={Players} />
           <Route path="/people" component={Users} />
+          <Route path="/organization" component={Organization} />
           <Route path="/analytics" component={Analytics} />
           <Route path="/live" component={LiveStreams} />
           <Route path="/hubs" component={Hubs} />
