@@ -13,7 +13,7 @@ import { LiveIngest } from '../src/modules/live/live-ingest.ts';
 import { killPublishers, publish } from './helpers/rtmp.ts';
 import { launchViewerBrowser } from './helpers/browser.ts';
 import { createOrg, createUser, type OrgContext } from './helpers/factories.ts';
-import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
+import { client, createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { ffmpegPath } from './helpers/media.ts';
 import { freePort } from './helpers/processes.ts';
 
@@ -336,8 +336,20 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     await page.getByRole('textbox', { name: 'Block', exact: true }).fill('203.0.113.0/24');
     await page.getByRole('button', { name: 'Block range' }).click();
     await page.locator('.tag', { hasText: '203.0.113.0/24' }).waitFor();
+    // An API token: its secret shown once, working, then revoked.
+    await page.getByLabel('New token', { exact: true }).fill('CRM sync');
+    await page.getByLabel('Role', { exact: true }).selectOption('editor');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const secret = await page.getByRole('textbox', { name: /New token \(copy it now/ }).inputValue();
+    expect(secret).toMatch(/^rb_/);
+    const crm = client(t.app, secret);
+    expect((await crm.get('/dashboard/v1/players')).status).toBe(200);
     expect(await axeViolations(page)).toEqual([]);
     await shoot(page, 'organization');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Revoke token CRM sync' }).click();
+    await page.getByRole('button', { name: 'Revoke token CRM sync' }).waitFor({ state: 'detached' });
+    expect((await crm.get('/dashboard/v1/players')).status).toBe(401);
     await context.close();
   });
 

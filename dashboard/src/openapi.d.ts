@@ -5395,6 +5395,148 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/v1/api_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's API tokens (never their secrets) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            name: string | null;
+                            /** @description owner, admin, editor or viewer (a user's token: the user's current role) */
+                            role: string;
+                            /** @description The user a token acts as (made by `reelbase token create --user`); null for an organization token */
+                            user_id: number | null;
+                            user_email: string | null;
+                            /** @description Unix seconds */
+                            created_at: number;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create an API token with a role up to your own; the secret is in this answer only */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "CRM sync",
+                     *       "role": "editor"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What the token is for */
+                        name: string;
+                        /** @description owner, admin, editor or viewer; at most the role of whoever creates it */
+                        role: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            name: string | null;
+                            /** @description owner, admin, editor or viewer (a user's token: the user's current role) */
+                            role: string;
+                            /** @description The user a token acts as (made by `reelbase token create --user`); null for an organization token */
+                            user_id: number | null;
+                            user_email: string | null;
+                            /** @description Unix seconds */
+                            created_at: number;
+                            /** @description The secret: shown in this answer only, never again */
+                            token: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/v1/api_tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an API token: it stops working at once */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @example 2 */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            name: string | null;
+                            /** @description owner, admin, editor or viewer (a user's token: the user's current role) */
+                            role: string;
+                            /** @description The user a token acts as (made by `reelbase token create --user`); null for an organization token */
+                            user_id: number | null;
+                            user_email: string | null;
+                            /** @description Unix seconds */
+                            created_at: number;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dashboard/v1/teams": {
         parameters: {
             query?: never;

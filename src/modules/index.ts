@@ -11,6 +11,7 @@ import organizationsRoutes from './organizations/organizations.routes.ts';
 import rolesRoutes from './roles/roles.routes.ts';
 import usersRoutes from './users/users.routes.ts';
 import sessionsRoutes from './sessions/sessions.routes.ts';
+import tokensRoutes from './tokens/tokens.routes.ts';
 import teamsRoutes from './teams/teams.routes.ts';
 import allotmentsRoutes from './allotments/allotments.routes.ts';
 import captionsRoutes from './captions/captions.routes.ts';
@@ -42,6 +43,7 @@ export const dashboardModules: RoutesPlugin[] = [
   rolesRoutes,
   usersRoutes,
   sessionsRoutes,
+  tokensRoutes,
   teamsRoutes,
   allotmentsRoutes,
   captionsRoutes,

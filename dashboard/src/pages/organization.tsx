@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, problemOf } from '../api.ts';
+import { CopyField } from '../components/copy.tsx';
 import { FormError } from '../components/field.tsx';
 import type { paths } from '../openapi.d.ts';
 import { mayManage, session } from '../session.ts';
@@ -8,6 +9,7 @@ type Team = paths['/dashboard/v1/teams/{id}']['get']['responses'][200]['content'
 type IpRange = Extract<paths['/dashboard/v1/blacklisted_ip_ranges']['get']['responses'][200]['content']['application/json'], unknown[]>[number];
 type Usage = paths['/dashboard/v1/organizations/{organization_id}/allotments']['get']['responses'][200]['content']['application/json'];
 type User = { id: number; email: string };
+type ApiToken = paths['/dashboard/v1/api_tokens']['get']['responses'][200]['content']['application/json'][number];
 
 const ALLOTMENT_LABELS: Record<string, string> = { govideo_users: 'Users', teams: 'Teams', embeds: 'Embedded players' };
 
@@ -23,6 +25,9 @@ export function Organization() {
   const [teamName, setTeamName] = useState('');
   const [members, setMembers] = useState<number[]>([]);
   const [range, setRange] = useState({ name: '', ip_range: '' });
+  const [tokens, setTokens] = useState<ApiToken[]>([]);
+  const [tokenForm, setTokenForm] = useState({ name: '', role: 'editor' });
+  const [newToken, setNewToken] = useState<string | null>(null);
   const [fields, setFields] = useState<Record<string, string>>({});
   const [problem, setProblem] = useState<string | null>(null);
 
@@ -39,7 +44,11 @@ export function Organization() {
     if (t.data) setTeams(Array.isArray(t.data) ? t.data : t.data.teams);
     if (r.data) setRanges(Array.isArray(r.data) ? r.data : r.data.blacklisted_ip_ranges);
     if (u.data && 'users' in u.data) setUsers(u.data.users);
-  }, [orgId]);
+    if (manage) {
+      const k = await api.GET('/dashboard/v1/api_tokens');
+      setTokens(k.data ?? []);
+    }
+  }, [orgId, manage]);
   useEffect(() => void load(), [load]);
 
   async function write(result: Promise<{ error?: unknown }>) {
@@ -165,6 +174,91 @@ export function Organization() {
           </form>
         ) : null}
       </section>
+
+      {manage ? (
+        <section class="card stack" aria-labelledby="tokens-title">
+          <h2 id="tokens-title">API tokens</h2>
+          <p class="muted small">For scripts and integrations. A token acts with its role; its secret is shown once, when it is made.</p>
+          {newToken ? (
+            <div class="notice" role="status">
+              <CopyField label="New token (copy it now: it will not be shown again)" value={newToken} />
+            </div>
+          ) : null}
+          <table class="table">
+            <caption class="visually-hidden">API tokens</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Role</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {tokens.map((k) => (
+                <tr key={k.id}>
+                  <td>
+                    {k.name ?? <span class="muted">unnamed</span>}
+                    {k.user_email ? <span class="muted small"> (acts as {k.user_email})</span> : null}
+                  </td>
+                  <td>{k.role}</td>
+                  <td>{new Date(k.created_at * 1000).toLocaleDateString()}</td>
+                  <td class="table__actions">
+                    <button
+                      class="button button--quiet"
+                      type="button"
+                      aria-label={`Revoke token ${k.name ?? k.id}`}
+                      onClick={() => {
+                        if (confirm(`Revoke ${k.name ?? 'this token'}? Whatever uses it stops working at once.`)) {
+                          void write(api.DELETE('/dashboard/v1/api_tokens/{id}', { params: { path: { id: k.id } } }));
+                        }
+                      }}
+                    >
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <form
+            class="inline-form"
+            onSubmit={async (e) => {
+              e.preventDefault();
+              setNewToken(null);
+              setProblem(null);
+              const { data, error } = await api.POST('/dashboard/v1/api_tokens', { body: tokenForm });
+              if (!data) return setProblem(problemOf(error).message);
+              setNewToken(data.token);
+              setTokenForm({ ...tokenForm, name: '' });
+              await load();
+            }}
+          >
+            <label for="token-name">New token</label>
+            <input
+              id="token-name"
+              required
+              maxLength={255}
+              placeholder="What it is for"
+              value={tokenForm.name}
+              onInput={(e) => setTokenForm({ ...tokenForm, name: e.currentTarget.value })}
+            />
+            <label for="token-role">Role</label>
+            <select id="token-role" value={tokenForm.role} onChange={(e) => setTokenForm({ ...tokenForm, role: e.currentTarget.value })}>
+              {(me.user.role === 'owner' ? ['owner', 'admin', 'editor', 'viewer'] : ['admin', 'editor', 'viewer']).map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </select>
+            <button class="button button--primary" type="submit">
+              Create token
+            </button>
+          </form>
+        </section>
+      ) : null}
 
       <section class="card stack" aria-labelledby="ranges-title">
         <h2 id="ranges-title">Blocked IP ranges</h2>

@@ -25,6 +25,31 @@ export class TokensRepository {
     return this.db.insertInto('api_tokens').values(row).returning('id').executeTakeFirstOrThrow();
   }
 
+  /** The organization's tokens, by id (never their hashes): with the email of a user's token, and its user's current role. */
+  list(organizationId: number) {
+    return this.db
+      .selectFrom('api_tokens')
+      .leftJoin('users', 'users.id', 'api_tokens.user_id')
+      .select(['api_tokens.id', 'api_tokens.name', 'api_tokens.role', 'api_tokens.user_id', 'api_tokens.created_at', 'users.email', 'users.role as user_role'])
+      .where('api_tokens.organization_id', '=', organizationId)
+      .orderBy('api_tokens.id')
+      .execute();
+  }
+
+  find(organizationId: number, id: number) {
+    return this.db
+      .selectFrom('api_tokens')
+      .leftJoin('users', 'users.id', 'api_tokens.user_id')
+      .select(['api_tokens.id', 'api_tokens.name', 'api_tokens.role', 'api_tokens.user_id', 'api_tokens.created_at', 'users.email', 'users.role as user_role'])
+      .where('api_tokens.organization_id', '=', organizationId)
+      .where('api_tokens.id', '=', id)
+      .executeTakeFirst();
+  }
+
+  async delete(organizationId: number, id: number): Promise<void> {
+    await this.db.deleteFrom('api_tokens').where('organization_id', '=', organizationId).where('id', '=', id).execute();
+  }
+
   async deleteForUser(userId: number): Promise<void> {
     await this.db.deleteFrom('api_tokens').where('user_id', '=', userId).execute();
   }
