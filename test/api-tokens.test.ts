@@ -61,7 +61,14 @@ describe.each(dialects)('API tokens (%s)', (dialect) => {
     expect((await org.api.delete(`${P}/api_tokens/${theirs.body.id}`)).status).toBe(404);
     expect((await org.api.get(`${P}/api_tokens`)).body.map((x: any) => x.id)).not.toContain(theirs.body.id);
     const before = (await org.api.get(`${P}/api_tokens`)).body.length;
-    for (const body of [{}, { name: '' }, { name: 'x', role: 'king' }, { name: 'x'.repeat(300), role: 'viewer' }, { name: 'a\u0000b', role: 'viewer' }, { role: 'viewer' }]) {
+    for (const body of [
+      {},
+      { name: '' },
+      { name: 'x', role: 'king' },
+      { name: 'x'.repeat(300), role: 'viewer' },
+      { name: 'a\u0000b', role: 'viewer' },
+      { role: 'viewer' },
+    ]) {
       const res = await org.api.post(`${P}/api_tokens`, body);
       expect(res.status, JSON.stringify(body)).toBeGreaterThanOrEqual(400);
       expect(res.status).toBeLessThan(500);

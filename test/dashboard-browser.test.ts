@@ -472,7 +472,7 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     expect(await axeViolations(page)).toEqual([]);
     await shoot(page, 'player-analytics');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
-    const csv = fs.readFileSync((await download.path()), 'utf8');
+    const csv = fs.readFileSync(await download.path(), 'utf8');
     expect(csv.split('\n')[0]).toContain('views');
     expect(download.suggestedFilename()).toMatch(/^player-\d+-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
 
