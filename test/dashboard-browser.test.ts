@@ -236,7 +236,7 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
       await page.locator('.chapter', { hasText: name }).waitFor();
     }
     await page.getByRole('button', { name: 'Move Demo clip up' }).click();
-    await page.locator('.chapter').first().getByText('Demo clip').waitFor();
+    await page.locator('.chapter').first().locator('.chapter__name', { hasText: 'Demo clip' }).waitFor();
     const chapters = (await org.api.get(`/dashboard/v1/players/${playerId}`)).body.chapters_attributes;
     expect(chapters.map((c: any) => [c.position, c.video_attributes.name]).sort()).toEqual([
       [0, 'Demo clip'],
@@ -254,6 +254,18 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByRole('status').getByText('Saved').waitFor();
     expect((await org.api.get(`/dashboard/v1/players/${playerId}`)).body).toMatchObject({ description: 'What is new this spring', default_hd: true });
+
+    // Captions: an SRT file uploaded for a chapter's video, then published.
+    const srt = path.join(dataDir, 'intro.srt');
+    fs.writeFileSync(srt, '1\n00:00:00,000 --> 00:00:02,000\nWelcome to the spring launch.\n');
+    await page.getByLabel('Video', { exact: true }).selectOption({ label: 'Intro clip' });
+    await page.getByLabel('Language').fill('en');
+    await page.getByLabel('File').setInputFiles(srt);
+    await page.getByRole('button', { name: 'Upload captions' }).click();
+    await page.getByRole('button', { name: 'Publish English captions of Intro clip' }).click();
+    await page.locator('.caption', { hasText: 'English' }).getByText('published').waitFor();
+    const introVideo = chapters.find((c: any) => c.video_attributes.name === 'Intro clip').video_id;
+    expect((await org.api.get(`/dashboard/v1/videos/${introVideo}/captions`)).body.map((c: any) => [c.language, c.status])).toEqual([['en', 'published']]);
 
     const uuid = (await org.api.get(`/dashboard/v1/players/${playerId}`)).body.uuid;
     expect(await page.getByRole('textbox', { name: 'Share link' }).inputValue()).toBe(`${base}/watch/${uuid}`);
@@ -386,7 +398,7 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
         await page.getByRole('button', { name: 'Add chapter' }).click();
         await page.locator('.chapter', { hasText: name }).waitFor();
       }
-      await page.getByRole('link', { name: 'Call-to-actions of Timeline intro' }).click();
+      await page.getByRole('link', { name: 'CTAs of Timeline intro' }).click();
       await page.getByRole('heading', { name: 'Call-to-actions: Timeline intro' }).waitFor();
       await page.getByRole('button', { name: 'Add a CTA' }).click();
       const block = page.locator('.timeline__cta').first();

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { api, problemOf } from '../api.ts';
+import { Captions } from '../components/captions.tsx';
 import { CopyField } from '../components/copy.tsx';
 import { Field, FormError } from '../components/field.tsx';
 import { duration, statusLabel } from '../format.ts';
@@ -182,8 +183,8 @@ export function PlayerPage({ id }: { id: number }) {
                     <span class="chapter__name">{c.video_attributes.name}</span>
                     <span class={`badge badge--${status.tone}`}>{status.text}</span>
                     <span class="muted">{duration(c.video_attributes.seconds)}</span>
-                    <Link href={`/players/${id}/chapters/${c.id}`} aria-label={`Call-to-actions of ${c.video_attributes.name}`}>
-                      CTAs
+                    <Link href={`/players/${id}/chapters/${c.id}`}>
+                      CTAs<span class="visually-hidden"> of {c.video_attributes.name}</span>
                     </Link>
                     {writable ? (
                       <span class="chapter__actions">
@@ -236,6 +237,8 @@ export function PlayerPage({ id }: { id: number }) {
               </form>
             ) : null}
           </section>
+
+          <Captions chapters={chapters} writable={writable} />
 
           <section class="card" aria-labelledby="share-title">
             <h2 id="share-title">Share and embed</h2>
