@@ -439,6 +439,11 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
         width: 280,
         html: '<h3 id="offer">Book a demo</h3>',
       });
+      // An email gate on the chapter, required, for new contacts only.
+      await page.getByLabel('Viewers may skip it').uncheck();
+      await page.getByRole('button', { name: 'Add an email gate' }).click();
+      await page.getByText(/Email gate at 0:00 \(required\)/).waitFor();
+      await page.locator('.timeline__gate').waitFor();
       expect(await axeViolations(page)).toEqual([]);
       await shoot(page, 'timeline');
 
@@ -446,7 +451,15 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
       const uuid = (await org.api.get(`/dashboard/v1/players/${playerId}`)).body.uuid;
       const watch = await context.newPage();
       await watch.goto(`${base}/watch/${uuid}`);
-      await watch.click('.rb-play');
+      // The required email gate at 0:00 first, then playback to the CTA's second.
+      const gate = watch.frameLocator('.rb-overlay iframe');
+      await gate.locator('input[type=email]').fill('prospect@example.com');
+      await gate.locator('button[type=submit]').click();
+      await watch.waitForFunction(() => {
+        const video = document.querySelector('video')!;
+        if (video.paused && !video.ended) void video.play().catch(() => undefined);
+        return !video.paused && video.currentTime > 0;
+      });
       const overlay = watch.locator(`.rb-overlay[data-event-id="${ctaId}"].rb-sized`);
       await overlay.waitFor({ timeout: 15_000 });
       const at = await watch.evaluate(() => document.querySelector('video')!.currentTime);

@@ -8,6 +8,7 @@ import { mayWrite, session } from '../session.ts';
 import type { Player } from './players.tsx';
 
 type Cta = paths['/dashboard/v1/ctas/{id}']['get']['responses'][200]['content']['application/json'];
+type Gate = Extract<paths['/dashboard/v1/events']['get']['responses'][200]['content']['application/json'], { events: unknown }>['events'][number];
 type Draft = { second: string; duration: string; width: string; html: string; postRoll: boolean };
 
 const draftOf = (c: Cta): Draft => ({
@@ -34,6 +35,8 @@ export function Timeline({ playerId, chapterId }: { playerId: number; chapterId:
   const [fields, setFields] = useState<Record<string, string>>({});
   const [problem, setProblem] = useState<string | null>(null);
   const [previewKey, setPreviewKey] = useState(0);
+  const [gates, setGates] = useState<Gate[]>([]);
+  const [gateOptions, setGateOptions] = useState({ is_closeable: true, is_new_contact: true });
   const track = useRef<HTMLDivElement>(null);
   const writable = mayWrite(session.value);
 
@@ -45,6 +48,9 @@ export function Timeline({ playerId, chapterId }: { playerId: number; chapterId:
     setPlayer(p.data ?? null);
     if (c.data) setCtas(Array.isArray(c.data) ? c.data : c.data.ctas);
     else setProblem(problemOf(c.error).message);
+    // The organization's email gates, of which this chapter's (the list has no chapter filter).
+    const g = await api.GET('/dashboard/v1/events', { params: { query: { event_type: ['simple_email'], per_page: 200 } } });
+    if (g.data && 'events' in g.data) setGates(g.data.events.filter((e) => e.chapter_id === chapterId));
   }, [playerId, chapterId]);
   useEffect(() => void load(), [load]);
 
@@ -85,6 +91,21 @@ export function Timeline({ playerId, chapterId }: { playerId: number; chapterId:
     if (!data) return setProblem(problemOf(error).message);
     setCtas((all) => [...all, data]);
     select(data);
+    setPreviewKey((k) => k + 1);
+  }
+
+  async function addGate() {
+    setProblem(null);
+    const { error } = await api.POST('/dashboard/v1/ctas/default_email_gate', { body: { chapter_id: chapterId, ...gateOptions } });
+    if (error) return setProblem(problemOf(error).message);
+    await load();
+    setPreviewKey((k) => k + 1);
+  }
+
+  async function removeGate(id: number) {
+    const { error } = await api.DELETE('/dashboard/v1/events/{id}', { params: { path: { id } } });
+    if (error) setProblem(problemOf(error).message);
+    await load();
     setPreviewKey((k) => k + 1);
   }
 
@@ -183,6 +204,17 @@ export function Timeline({ playerId, chapterId }: { playerId: number; chapterId:
         <h2 id="timeline-title">Timeline ({clock(length)})</h2>
         <p class="muted small">Drag a CTA to move it, its right edge to change how long it shows; or focus it and use ← → (Shift: duration).</p>
         <div class="timeline" ref={track}>
+          {gates
+            .filter((g) => g.second >= 0)
+            .map((g) => (
+              <span
+                key={g.id}
+                class="timeline__gate"
+                style={{ left: `${(g.second / length) * 100}%` }}
+                title={`Email gate at ${clock(g.second)}`}
+                aria-hidden="true"
+              />
+            ))}
           {timed.map((c) => (
             <button
               key={c.id}
@@ -217,6 +249,54 @@ export function Timeline({ playerId, chapterId }: { playerId: number; chapterId:
                 </button>
               ))}
           </p>
+        ) : null}
+      </section>
+
+      <section class="card stack" aria-labelledby="gate-title">
+        <h2 id="gate-title">Email gate</h2>
+        <p class="muted small">Asks viewers for their address before they watch on; the addresses appear in the analytics as identified viewers.</p>
+        {gates.length === 0 ? <p class="muted">No email gate on this chapter.</p> : null}
+        <ul class="captions">
+          {gates.map((g) => (
+            <li class="caption" key={g.id}>
+              <span>
+                Email gate at {g.second === -1 ? 'the end' : clock(g.second)} {g.closeable ? '(viewers may skip it)' : '(required)'}
+              </span>
+              {writable ? (
+                <button
+                  class="button button--small button--quiet"
+                  type="button"
+                  onClick={() => void removeGate(g.id)}
+                  aria-label={`Delete the email gate at ${clock(g.second)}`}
+                >
+                  Delete
+                </button>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+        {writable ? (
+          <div class="inline-form">
+            <label class="check">
+              <input
+                type="checkbox"
+                checked={gateOptions.is_closeable}
+                onChange={(e) => setGateOptions({ ...gateOptions, is_closeable: e.currentTarget.checked })}
+              />{' '}
+              Viewers may skip it
+            </label>
+            <label class="check">
+              <input
+                type="checkbox"
+                checked={gateOptions.is_new_contact}
+                onChange={(e) => setGateOptions({ ...gateOptions, is_new_contact: e.currentTarget.checked })}
+              />{' '}
+              Only for new contacts
+            </label>
+            <button class="button" type="button" onClick={() => void addGate()}>
+              Add an email gate
+            </button>
+          </div>
         ) : null}
       </section>
 
