@@ -298,7 +298,7 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     await page.locator('.field--error', { hasText: 'Email' }).waitFor();
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('First name').fill('Wanda');
-    await page.getByLabel('Role').selectOption({ label: 'Viewer' });
+    await page.getByLabel('Role', { exact: true }).selectOption({ label: 'Viewer' });
     await page.getByRole('button', { name: 'Send invitation' }).click();
     await page.getByRole('status').getByText(`Invitation mailed to ${email}.`).waitFor();
     await page.getByRole('cell', { name: email, exact: true }).waitFor();
@@ -464,7 +464,8 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
       await overlay.waitFor({ timeout: 15_000 });
       const at = await watch.evaluate(() => document.querySelector('video')!.currentTime);
       expect(at).toBeGreaterThanOrEqual(1.9);
-      expect(at).toBeLessThan(4);
+      // Within its 6 seconds (2 to 8): a busy machine may notice it a little late, never early.
+      expect(at).toBeLessThan(8);
       await expect(watch.frameLocator(`.rb-overlay[data-event-id="${ctaId}"] iframe`).locator('#offer').textContent()).resolves.toBe('Book a demo');
       await context.close();
     },
