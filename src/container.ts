@@ -134,7 +134,7 @@ export function createContainer({ config, database, mailer = createMailer(config
 
   const tokens = new TokensService(r.tokens);
   const allotments = new AllotmentsService(db, r.allotments, r.embeds);
-  const webhooks = new WebhooksService(r.webhooks);
+  const webhooks = new WebhooksService(db, r.webhooks);
   const videos = new VideosService(db, media.store, r.videos);
   const chapterWriters = new ChapterWriters(r.chapters, r.videos, videos);
   const players = new PlayersService(db, r.players, r.chapters, r.videos, chapterWriters, allotments, webhooks);

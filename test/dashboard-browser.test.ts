@@ -14,7 +14,7 @@ import { killPublishers, publish } from './helpers/rtmp.ts';
 import { launchViewerBrowser } from './helpers/browser.ts';
 import { createOrg, createUser, type OrgContext } from './helpers/factories.ts';
 import { client, createTestApp, dialects, type TestApp } from './helpers/harness.ts';
-import { ffmpegPath } from './helpers/media.ts';
+import { ffmpegPath, startOrigin } from './helpers/media.ts';
 import { freePort } from './helpers/processes.ts';
 
 const run = promisify(execFile);
@@ -37,6 +37,7 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
   let clip: string;
   let shortClip: string;
   let rtmpPort: number;
+  let receiver: Awaited<ReturnType<typeof startOrigin>>;
   let ingest: LiveIngest;
 
   beforeAll(async () => {
@@ -44,7 +45,9 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     rtmpPort = await freePort();
+    receiver = await startOrigin(dataDir);
     t = await createTestApp(dialect, {
+      UPLOAD_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`,
       DATA_DIR: dataDir,
       PUBLIC_URL: base,
       RTMP_PORT: String(rtmpPort),
@@ -96,6 +99,7 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     await ingest?.stop();
     await runner?.stop(2000);
     await t?.close();
+    await receiver?.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -356,6 +360,16 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     expect(secret).toMatch(/^rb_/);
     const crm = client(t.app, secret);
     expect((await crm.get('/dashboard/v1/players')).status).toBe(200);
+    // A webhook: registered, sent a test, its delivery read back.
+    await page.getByLabel('New webhook').selectOption('analytics');
+    await page.getByLabel('URL', { exact: true }).fill(`${receiver.base}/hook?dashboard-${dialect}`);
+    await page.getByRole('button', { name: 'Register' }).click();
+    await page.getByRole('textbox', { name: /Signing secret of the new webhook/ }).waitFor();
+    await page.getByRole('button', { name: `Send a test to ${receiver.base}/hook?dashboard-${dialect}` }).click();
+    await page.getByRole('cell', { name: 'webhook.test' }).waitFor();
+    await expect.poll(() => receiver.hooks().filter((h) => h.url === `/hook?dashboard-${dialect}`).length, { timeout: 15_000 }).toBe(1);
+    await page.getByRole('button', { name: `Deliveries of ${receiver.base}/hook?dashboard-${dialect}` }).click();
+    await page.locator('.badge', { hasText: 'delivered' }).waitFor({ timeout: 10_000 });
     expect(await axeViolations(page)).toEqual([]);
     await shoot(page, 'organization');
     page.once('dialog', (dialog) => void dialog.accept());

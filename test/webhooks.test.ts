@@ -156,6 +156,55 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
     });
   });
 
+  describe('deliveries', () => {
+    it('a test message is delivered signed; the deliveries list it with its status and attempts, and a failing one with why', async () => {
+      const base = `/dashboard/v1/organizations/${org.organizationId}/webhooks/analytics`;
+      const ok = await org.api.post(base, { url: `${origin.base}/hook?deliveries-ok` });
+      expect(ok.status).toBe(201);
+      const sent = await org.api.post(`${base}/${ok.body.webhook_id}/test`);
+      expect(sent.status).toBe(202);
+      expect(sent.body).toEqual({ delivery_id: expect.any(Number) });
+      await deliver();
+      const received = hooksFor('deliveries-ok');
+      expect(received).toHaveLength(1);
+      expect(JSON.parse(received[0].body)).toMatchObject({ type: 'webhook.test', test: true, organization_id: org.organizationId });
+      expect(received[0].headers['x-reelbase-delivery']).toBe(String(sent.body.delivery_id));
+      expect(verify(received[0], ok.body.security_key)).toBe(true);
+      const listed = await org.api.get(`${base}/${ok.body.webhook_id}/deliveries`);
+      expect(listed.status).toBe(200);
+      expect(listed.body).toEqual([
+        {
+          id: sent.body.delivery_id,
+          event: 'webhook.test',
+          status: 'delivered',
+          attempts: 1,
+          max_attempts: 30,
+          last_error: null,
+          created_at: expect.any(Number),
+          next_attempt_at: null,
+          updated_at: expect.any(Number),
+        },
+      ]);
+
+      const failing = await org.api.post(base, { url: `${origin.base}/status/500` });
+      const failed = await org.api.post(`${base}/${failing.body.webhook_id}/test`);
+      await deliver();
+      const [row] = (await org.api.get(`${base}/${failing.body.webhook_id}/deliveries`)).body;
+      expect(row).toMatchObject({ id: failed.body.delivery_id, status: 'failed', attempts: 30, last_error: expect.stringContaining('HTTP 500') });
+
+      // Another organization's webhook, an unknown one, the other kind's path: like missing ones.
+      const other = await createOrg(t);
+      expect((await other.api.get(`/dashboard/v1/organizations/${other.organizationId}/webhooks/analytics/${ok.body.webhook_id}/deliveries`)).status).toBe(404);
+      expect((await other.api.post(`/dashboard/v1/organizations/${other.organizationId}/webhooks/analytics/${ok.body.webhook_id}/test`)).status).toBe(404);
+      expect((await org.api.get(`${base}/999999/deliveries`)).status).toBe(404);
+      expect((await org.api.get(`/dashboard/v1/organizations/${org.organizationId}/webhooks/players/${ok.body.webhook_id}/deliveries`)).status).toBe(404);
+      expect((await (await org.as('editor')).post(`${base}/${ok.body.webhook_id}/test`)).status).toBe(403);
+      // Deleted with their webhook.
+      expect((await org.api.delete(`${base}/${ok.body.webhook_id}`)).status).toBe(200);
+      expect(await t.database.db.selectFrom('webhook_deliveries').select('job_id').where('webhook_id', '=', ok.body.webhook_id).execute()).toEqual([]);
+    });
+  });
+
   describe('player changes', () => {
     it("are delivered signed, named after the player's type (playlist_* or videofacade_*), with the player; every way of making a player announces it", async () => {
       const own = await createOrg(t, 'Player Watchers');

@@ -8785,6 +8785,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/v1/organizations/{organization_id}/webhooks/analytics/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a webhook.test message to an analytics (view, identified_view, attention_span) webhook (signed and retried like any other) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @example 1 */
+                    organization_id: number;
+                    /** @example 1 */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            delivery_id: number;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/v1/organizations/{organization_id}/webhooks/analytics/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latest deliveries of an analytics (view, identified_view, attention_span) webhook (at most 50, newest first) with their status and attempts */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @example 1 */
+                    organization_id: number;
+                    /** @example 1 */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The delivery (sent as X-Reelbase-Delivery) */
+                            id: number;
+                            event: string;
+                            /** @description pending (waiting for its next attempt), sending, delivered or failed (given up) */
+                            status: string;
+                            attempts: number;
+                            max_attempts: number;
+                            /** @description Why the last attempt failed */
+                            last_error: string | null;
+                            /** @description Unix seconds */
+                            created_at: number;
+                            /** @description Unix seconds, while pending */
+                            next_attempt_at: number | null;
+                            /** @description Unix seconds */
+                            updated_at: number;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dashboard/v1/organizations/{organization_id}/webhooks/players": {
         parameters: {
             query?: never;
@@ -8918,6 +9018,106 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/v1/organizations/{organization_id}/webhooks/players/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a webhook.test message to an player change webhook (signed and retried like any other) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @example 1 */
+                    organization_id: number;
+                    /** @example 2 */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            delivery_id: number;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/v1/organizations/{organization_id}/webhooks/players/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latest deliveries of an player change webhook (at most 50, newest first) with their status and attempts */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @example 1 */
+                    organization_id: number;
+                    /** @example 2 */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The delivery (sent as X-Reelbase-Delivery) */
+                            id: number;
+                            event: string;
+                            /** @description pending (waiting for its next attempt), sending, delivered or failed (given up) */
+                            status: string;
+                            attempts: number;
+                            max_attempts: number;
+                            /** @description Why the last attempt failed */
+                            last_error: string | null;
+                            /** @description Unix seconds */
+                            created_at: number;
+                            /** @description Unix seconds, while pending */
+                            next_attempt_at: number | null;
+                            /** @description Unix seconds */
+                            updated_at: number;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;

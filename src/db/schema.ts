@@ -404,6 +404,14 @@ export interface CaptionsTable {
 }
 
 /** Registered analytics and player webhooks (docs/webhooks.md). */
+/** The job that delivers one message of a webhook (docs/webhooks.md, "Deliveries"). */
+export interface WebhookDeliveriesTable {
+  job_id: number;
+  webhook_id: number;
+  event: string;
+  created_at: number;
+}
+
 export interface WebhooksTable {
   id: Generated<number>;
   organization_id: number;
@@ -633,6 +641,7 @@ export interface DB {
   job_subjects: JobSubjectsTable;
   housekeeping_tasks: HousekeepingTasksTable;
   webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   live_streams: LiveStreamsTable;
   live_stream_instances: LiveStreamInstancesTable;
   captions: CaptionsTable;

@@ -12,6 +12,8 @@ export const UNCACHED_TABLES = [
   // Background jobs' bookkeeping: a job claimed, finished or queued (a rollup every 30 s) changes no cached read.
   'jobs',
   'job_subjects',
+  // Written beside each webhook message's job (a viewer's report may cause one).
+  'webhook_deliveries',
   'housekeeping_tasks',
   'rate_limits',
   // Read by every signed-in request, uncached: a sign-in or sign-out changes no cached read.

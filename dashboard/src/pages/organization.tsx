@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, problemOf } from '../api.ts';
 import { CopyField } from '../components/copy.tsx';
 import { FormError } from '../components/field.tsx';
+import { Webhooks } from '../components/webhooks.tsx';
 import type { paths } from '../openapi.d.ts';
 import { mayManage, session } from '../session.ts';
 
@@ -259,6 +260,8 @@ export function Organization() {
           </form>
         </section>
       ) : null}
+
+      {manage ? <Webhooks organizationId={orgId} /> : null}
 
       <section class="card stack" aria-labelledby="ranges-title">
         <h2 id="ranges-title">Blocked IP ranges</h2>

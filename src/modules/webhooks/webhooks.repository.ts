@@ -30,6 +30,43 @@ export class WebhooksRepository {
     return mapMaybe(found, (f) => f!.lists);
   }
 
+  async addDelivery(jobId: number, webhookId: number, event: string, createdAt: number): Promise<void> {
+    await this.db.insertInto('webhook_deliveries').values({ job_id: jobId, webhook_id: webhookId, event, created_at: createdAt }).execute();
+  }
+
+  /** The webhook's `limit` latest deliveries with their job's state, newest first (kept as long as their jobs). */
+  deliveries(webhookId: number, limit: number) {
+    return this.db
+      .selectFrom('webhook_deliveries')
+      .innerJoin('jobs', 'jobs.id', 'webhook_deliveries.job_id')
+      .select([
+        'webhook_deliveries.job_id',
+        'webhook_deliveries.event',
+        'webhook_deliveries.created_at',
+        'jobs.status',
+        'jobs.attempts',
+        'jobs.max_attempts',
+        'jobs.last_error',
+        'jobs.run_at',
+        'jobs.updated_at',
+      ])
+      .where('webhook_deliveries.webhook_id', '=', webhookId)
+      .orderBy('webhook_deliveries.job_id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  /** One webhook of the organization and kind, or undefined. */
+  findOwn(organizationId: number, kind: string, id: number): Promise<WebhookRow | undefined> {
+    return this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('kind', '=', kind)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
   async count(organizationId: number, kind: string): Promise<number> {
     const row = await this.db
       .selectFrom('webhooks')

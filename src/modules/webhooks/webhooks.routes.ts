@@ -1,8 +1,13 @@
+import { Type } from 'typebox';
 import type { App, Deps } from '../../http/context.ts';
 import {
   AnalyticsWebhookBody,
   AnalyticsWebhookParams,
   Deleted,
+  Delivery,
+  DeliveryParams,
+  PlayerDeliveryParams,
+  TestQueued,
   OrganizationParams,
   PlayerWebhookBody,
   PlayerWebhookParams,
@@ -60,6 +65,35 @@ export default async function webhooksRoutes(app: App, { services }: Deps) {
         schema: { tags, summary: `Delete an ${what} webhook`, params, response: { 200: Deleted } },
       },
       async (req) => service.remove(req.params.organization_id, req.auth.organizationId, kind, req.params.id),
+    );
+
+    const deliveryParams = kind === 'analytics' ? DeliveryParams : PlayerDeliveryParams;
+    app.post(
+      `${base}/:id/test`,
+      {
+        config: { permission },
+        schema: {
+          tags,
+          summary: `Send a webhook.test message to an ${what} webhook (signed and retried like any other)`,
+          params: deliveryParams,
+          response: { 202: TestQueued },
+        },
+      },
+      async (req, reply) => reply.code(202).send(await service.sendTest(req.params.organization_id, req.auth.organizationId, kind, req.params.id)),
+    );
+
+    app.get(
+      `${base}/:id/deliveries`,
+      {
+        config: { list: '', permission },
+        schema: {
+          tags,
+          summary: `The latest deliveries of an ${what} webhook (at most 50, newest first) with their status and attempts`,
+          params: deliveryParams,
+          response: { 200: Type.Array(Delivery) },
+        },
+      },
+      async (req) => service.deliveries(req.params.organization_id, req.auth.organizationId, kind, req.params.id),
     );
   }
 

@@ -75,3 +75,21 @@ export const WebhookList = Type.Array(Webhook);
 export const SigningKey = Type.Object({
   signing_key: Type.String({ description: "Signs the organization's video and GDPR webhooks (Standard Webhooks, whsec_ form)" }),
 });
+
+export const DeliveryParams = Type.Object({ organization_id: IdExample(1), id: IdExample(1) });
+export const PlayerDeliveryParams = Type.Object({ organization_id: IdExample(1), id: IdExample(2) });
+
+export const Delivery = Type.Object({
+  id: Type.Integer({ description: 'The delivery (sent as X-Reelbase-Delivery)' }),
+  event: Type.String(),
+  status: Type.String({ description: 'pending (waiting for its next attempt), sending, delivered or failed (given up)' }),
+  attempts: Type.Integer(),
+  max_attempts: Type.Integer(),
+  last_error: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed' }),
+  created_at: Type.Integer({ description: 'Unix seconds' }),
+  next_attempt_at: Type.Union([Type.Integer(), Type.Null()], { description: 'Unix seconds, while pending' }),
+  updated_at: Type.Integer({ description: 'Unix seconds' }),
+});
+export type Delivery = Static<typeof Delivery>;
+
+export const TestQueued = Type.Object({ delivery_id: Type.Integer() });

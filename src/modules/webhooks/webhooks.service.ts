@@ -7,13 +7,16 @@ import { parseStringList } from '../../lib/json-list.ts';
 import { assertOwnOrganization } from '../organizations/own-organization.ts';
 import { newSecret } from '../../lib/standard-webhooks.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { ANALYTICS_EVENTS, PLAYER_EVENTS, type Webhook, type WebhookBody, type WebhookKind } from './webhooks.schemas.ts';
+import { ANALYTICS_EVENTS, PLAYER_EVENTS, type Delivery, type Webhook, type WebhookBody, type WebhookKind } from './webhooks.schemas.ts';
 import { type WebhooksRepository, type WebhookRow } from './webhooks.repository.ts';
 
 /** At most this many webhooks of each kind per organization. */
 export const MAX_WEBHOOKS_PER_KIND = 50;
 
 const EVENTS: Record<WebhookKind, readonly string[]> = { analytics: ANALYTICS_EVENTS, players: PLAYER_EVENTS };
+
+/** A delivery's state, from its job's: waiting for its next attempt, being sent, delivered, or given up. */
+const DELIVERY_STATUS: Record<string, string> = { queued: 'pending', running: 'sending', done: 'delivered', failed: 'failed' };
 
 function toWebhook(row: WebhookRow): Webhook {
   return { id: row.id, url: row.url, event_subscriptions: parseStringList(row.event_subscriptions), created_at: row.created_at, updated_at: row.updated_at };
@@ -25,7 +28,10 @@ function toWebhook(row: WebhookRow): Webhook {
  * (Standard Webhooks) and retried for about a day by the job queue.
  */
 export class WebhooksService {
-  constructor(private readonly repo: WebhooksRepository) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly repo: WebhooksRepository,
+  ) {}
 
   async register(pathId: number, organizationId: number, kind: WebhookKind, body: WebhookBody) {
     assertOwnOrganization(pathId, organizationId);
@@ -85,23 +91,65 @@ export class WebhooksService {
     const hooks = (await repo.list(organizationId, kind)).filter((h) => parseStringList(h.event_subscriptions).includes(event));
     if (hooks.length === 0) return 0;
     const org = await repo.organization(organizationId);
-    for (const hook of hooks) {
-      const messageId = `msg_${randomUUID()}`;
-      const body = {
-        type: event,
-        timestamp: nowSeconds(),
-        request_id: messageId,
-        organization_id: organizationId,
-        organization_name: org?.name ?? null,
-        account_id: org?.account_id ?? null,
-        ...fields,
-      };
-      const payload = { webhookId: hook.id, messageId, event, body };
-      // A message that names a person (an identified_view's email) is indexed for GDPR requests (docs/gdpr.md).
-      if (typeof fields.email === 'string') await enqueueNaming(db, 'webhook.notify', payload, { organizationId, emails: [fields.email] });
-      else await enqueue(db, 'webhook.notify', payload);
-    }
+    for (const hook of hooks) await this.enqueueMessage(repo, db, organizationId, org, hook.id, event, fields);
     return hooks.length;
+  }
+
+  /** A `webhook.test` message to one webhook, whatever it subscribed to: answers its delivery's id. */
+  async sendTest(pathId: number, organizationId: number, kind: WebhookKind, id: number): Promise<{ delivery_id: number }> {
+    assertOwnOrganization(pathId, organizationId);
+    const hook = await this.repo.findOwn(organizationId, kind, id);
+    if (!hook) throw notFound('webhook', id);
+    const org = await this.repo.organization(organizationId);
+    const deliveryId = await this.enqueueMessage(this.repo, this.db, organizationId, org, hook.id, 'webhook.test', { test: true });
+    return { delivery_id: deliveryId };
+  }
+
+  /** The webhook's latest deliveries (at most 50), newest first, with their state and attempts. */
+  async deliveries(pathId: number, organizationId: number, kind: WebhookKind, id: number): Promise<Delivery[]> {
+    assertOwnOrganization(pathId, organizationId);
+    if (!(await this.repo.findOwn(organizationId, kind, id))) throw notFound('webhook', id);
+    return (await this.repo.deliveries(id, 50)).map((r) => ({
+      id: r.job_id,
+      event: r.event,
+      status: DELIVERY_STATUS[r.status] ?? r.status,
+      attempts: r.attempts,
+      max_attempts: r.max_attempts,
+      last_error: r.last_error,
+      created_at: Number(r.created_at),
+      next_attempt_at: r.status === 'queued' ? Math.ceil(Number(r.run_at) / 1000) : null,
+      updated_at: Math.floor(Number(r.updated_at) / 1000),
+    }));
+  }
+
+  private async enqueueMessage(
+    repo: WebhooksRepository,
+    db: Kysely<DB>,
+    organizationId: number,
+    org: { name: string; account_id: number | null } | undefined,
+    webhookId: number,
+    event: string,
+    fields: Record<string, unknown>,
+  ): Promise<number> {
+    const messageId = `msg_${randomUUID()}`;
+    const now = nowSeconds();
+    const body = {
+      type: event,
+      timestamp: now,
+      request_id: messageId,
+      organization_id: organizationId,
+      organization_name: org?.name ?? null,
+      account_id: org?.account_id ?? null,
+      ...fields,
+    };
+    const payload = { webhookId, messageId, event, body };
+    // A message that names a person (an identified_view's email) is indexed for GDPR requests (docs/gdpr.md).
+    const jobId =
+      typeof fields.email === 'string'
+        ? await enqueueNaming(db, 'webhook.notify', payload, { organizationId, emails: [fields.email] })
+        : await enqueue(db, 'webhook.notify', payload);
+    await repo.with(db).addDelivery(jobId, webhookId, event, now);
+    return jobId;
   }
 
   /**
