@@ -83,10 +83,10 @@ const EnvSchema = Type.Object({
   /** Viewers' reports per address and player in 10 minutes; wrong access codes per address and player in 10 minutes. */
   REPORTS_PER_10_MINUTES: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 600 }),
   ACCESS_CODE_ATTEMPTS_PER_10_MINUTES: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
-  /** Signing in (docs/sign-in.md): days a session lasts, days an invitation link works, failed sign-ins per address and per account in 10 minutes. */
+  /** Signing in (docs/sign-in.md): days a session lasts, days an invitation link works, sign-in attempts per account in 10 minutes (three times as many per address). */
   SESSION_DAYS: Type.Integer({ minimum: 1, maximum: 365, default: 14 }),
   INVITATION_DAYS: Type.Integer({ minimum: 1, maximum: 90, default: 7 }),
-  SIGN_IN_FAILURES_PER_10_MINUTES: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
+  SIGN_IN_ATTEMPTS_PER_10_MINUTES: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
   /** Where the public limits are counted: Redis when set, else the database (shared by every process either way). */
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   /** Housekeeping (docs/jobs.md, "Retention"): seconds between two sweeps. */
@@ -145,7 +145,7 @@ export interface Config {
   smtpUrl?: string;
   mailFrom: string;
   stakeholderEmailsPerHour: number;
-  limits: { reportsPer10Minutes: number; accessCodeAttemptsPer10Minutes: number; signInFailuresPer10Minutes: number };
+  limits: { reportsPer10Minutes: number; accessCodeAttemptsPer10Minutes: number; signInAttemptsPer10Minutes: number };
   sessions: { sessionDays: number; invitationDays: number };
   /** GEOIP_DATABASE. */
   geoipDatabase?: string;
@@ -263,7 +263,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     limits: {
       reportsPer10Minutes: e.REPORTS_PER_10_MINUTES,
       accessCodeAttemptsPer10Minutes: e.ACCESS_CODE_ATTEMPTS_PER_10_MINUTES,
-      signInFailuresPer10Minutes: e.SIGN_IN_FAILURES_PER_10_MINUTES,
+      signInAttemptsPer10Minutes: e.SIGN_IN_ATTEMPTS_PER_10_MINUTES,
     },
     sessions: { sessionDays: e.SESSION_DAYS, invitationDays: e.INVITATION_DAYS },
     redisUrl: e.REDIS_URL,

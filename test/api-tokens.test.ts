@@ -55,6 +55,35 @@ describe.each(dialects)('API tokens (%s)', (dialect) => {
     expect((await org.api.get(`${P}/api_tokens`)).body.find((x: any) => x.user_id === user.id).role).toBe('viewer');
   });
 
+  it("a token made by a person acts at most with the person's role and goes with them; its secret is never kept for a replay", async () => {
+    const person = await createUser(org.api, { role_id: 2 });
+    const asPerson = await userClient(t, org.organizationId, person.id, 'admin');
+    const made = await asPerson.post(`${P}/api_tokens`, { name: 'made by a person', role: 'admin' }, { 'idempotency-key': 'token-once' });
+    expect(made.status).toBe(201);
+    const token = client(t.app, made.body.token);
+    expect((await token.get(`${P}/api_tokens`)).status).toBe(200);
+    // The same Idempotency-Key makes another token: no answer with a secret is stored to be replayed.
+    const again = await asPerson.post(`${P}/api_tokens`, { name: 'made by a person', role: 'admin' }, { 'idempotency-key': 'token-once' });
+    expect(again.status).toBe(201);
+    expect(again.body.token).not.toBe(made.body.token);
+    const stored = await t.database.db.selectFrom('idempotency_keys').selectAll().execute();
+    expect(JSON.stringify(stored)).not.toContain(made.body.token);
+    // Demoted: the token follows down; removed: the token is gone.
+    await org.api.patch(`${P}/users`, { id: person.id, role_id: 3 });
+    expect((await token.get(`${P}/api_tokens`)).status).toBe(403);
+    expect((await token.post(`${P}/players`, { name: 'still an editor' })).status).toBe(201);
+    expect((await org.api.get(`${P}/api_tokens`)).body.find((x: any) => x.id === made.body.id).role).toBe('editor');
+    await org.api.delete(`${P}/users/${person.id}`);
+    expect((await token.get(`${P}/players`)).status).toBe(401);
+    expect((await org.api.get(`${P}/api_tokens`)).body.map((x: any) => x.id)).not.toContain(made.body.id);
+  });
+
+  it('a blank name is refused', async () => {
+    const res = await org.api.post(`${P}/api_tokens`, { name: '   ', role: 'viewer' });
+    expect(res.status).toBe(422);
+    expect(res.raw).toContain('name');
+  });
+
   it("another organization's token is answered like a missing one; bad input is a 4xx and creates nothing", async () => {
     const other = await createOrg(t);
     const theirs = await other.api.post(`${P}/api_tokens`, { name: 'theirs', role: 'viewer' });

@@ -57,7 +57,7 @@ describe.each(dialects)('signing in (%s)', (dialect) => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-signin-'));
     t = await createTestApp(
       dialect,
-      { DATA_DIR: dataDir, LOG_LEVEL: 'info', SIGN_IN_FAILURES_PER_10_MINUTES: '4' },
+      { DATA_DIR: dataDir, LOG_LEVEL: 'info', SIGN_IN_ATTEMPTS_PER_10_MINUTES: '5' },
       { logStream: { write: (line: string) => void logLines.push(line) } },
     );
     org = await createOrg(t);
@@ -192,12 +192,12 @@ describe.each(dialects)('signing in (%s)', (dialect) => {
     expect((await browser(t).post(`${P}/session`, { email: removed.email, password: PASSWORD })).status).toBe(401);
   });
 
-  it('failed sign-ins are limited per account, then refused even with the right password', async () => {
+  it('sign-in attempts are limited per account, then refused even with the right password', async () => {
     const { email } = await signedInUser(4);
     const b = browser(t);
     // From other addresses than the other tests' (the per-address limit counts them too).
     const from = { 'x-forwarded-for': '203.0.113.9' };
-    for (let i = 0; i < 4; i++) expect((await b.post(`${P}/session`, { email, password: `wrong ${i} password` }, from)).status).toBe(401);
+    for (let i = 0; i < 5; i++) expect((await b.post(`${P}/session`, { email, password: `wrong ${i} password` }, from)).status).toBe(401);
     const limited = await b.post(`${P}/session`, { email, password: PASSWORD }, from);
     expect(limited.status).toBe(429);
     expect(limited.headers['retry-after']).toBeDefined();
@@ -214,7 +214,10 @@ describe.each(dialects)('signing in (%s)', (dialect) => {
     const known = await anon.post(`${P}/password_resets`, { email });
     expect([unknown.status, known.status]).toEqual([202, 202]);
     expect(unknown.body).toEqual(known.body);
-    await runJobs();
+    // The mail is queued once the answer has gone: wait for it.
+    for (const end = Date.now() + 5000; (await readOutbox(dataDir)).length === before && Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+      await runJobs();
+    }
     const mails = (await readOutbox(dataDir)).slice(before);
     expect(mails.map((m) => m.to[0])).toEqual([email]);
     const { url, token, subject } = await linkMailedTo(email);
@@ -228,6 +231,24 @@ describe.each(dialects)('signing in (%s)', (dialect) => {
     expect((await fresh.get(`${P}/players`)).status).toBe(200);
     expect((await browser(t).post(`${P}/session`, { email, password: PASSWORD })).status).toBe(401);
     expect((await browser(t).post(`${P}/session`, { email, password: 'a brand new passphrase' })).status).toBe(201);
+  });
+
+  it('a link used twice at once signs in once; a request a browser marks cross-site is refused', async () => {
+    const email = `${unique('twice').replace(/\W+/g, '.')}@example.com`;
+    await createUser(org.api, { email, role_id: 4 });
+    await runJobs();
+    const { token } = await linkMailedTo(email);
+    const anon = client(t.app);
+    const both = await Promise.all([
+      anon.post(`${P}/account_links/use`, { token, password: 'first of two passwords' }),
+      anon.post(`${P}/account_links/use`, { token, password: 'second of two passwords' }),
+    ]);
+    expect(both.map((r) => r.status).sort()).toEqual([201, 404]);
+    const winner = both.find((r) => r.status === 201)!;
+    const signedIn = client(t.app);
+    const cookie = String(winner.headers['set-cookie']).split(';')[0];
+    expect((await signedIn.get(`${P}/players`, { cookie })).status).toBe(200);
+    expect((await anon.post(`${P}/session`, { email, password: 'first of two passwords' }, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
   });
 
   it('bad input is a 4xx and changes nothing', async () => {
@@ -270,6 +291,27 @@ describe.each(dialects)('signing in (%s)', (dialect) => {
   });
 });
 
+describe('a session behind https (SQLite)', () => {
+  it('is a __Host- cookie, Secure, and only that cookie signs in', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-signin-https-'));
+    const t = await createTestApp('sqlite', { DATA_DIR: dataDir, PUBLIC_URL: 'https://reelbase.test' });
+    try {
+      const org = await createOrg(t);
+      const user = await createUser(org.api, { role_id: 3 });
+      const { url } = await t.services.users.inviteWithLink(org.organizationId, user.email, 'editor');
+      const used = await client(t.app).post(`${P}/account_links/use`, { token: new URL(url).hash.replace('#token=', ''), password: PASSWORD });
+      expect(String(used.headers['set-cookie'])).toMatch(/^__Host-reelbase_session=[A-Za-z0-9_-]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/);
+      const secret = String(used.headers['set-cookie']).split(';')[0].split('=')[1];
+      expect((await client(t.app).get(`${P}/players`, { cookie: `__Host-reelbase_session=${secret}` })).status).toBe(200);
+      // The plain name, which a sibling subdomain could set, is not read behind https.
+      expect((await client(t.app).get(`${P}/players`, { cookie: `reelbase_session=${secret}` })).status).toBe(401);
+    } finally {
+      await t.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('reelbase user invite (SQLite)', () => {
   const run = promisify(execFile);
   let dir: string;
@@ -301,6 +343,10 @@ describe('reelbase user invite (SQLite)', () => {
     const second = await cli('user', 'invite', '--org', String(orgId), '--email', 'maria@example.com', '--role', 'admin');
     expect(second.last.user_id).toBe(first.last.user_id);
     expect(second.last.invite_url).not.toBe(first.last.invite_url);
+    // Another role for someone already invited is refused rather than ignored.
+    const otherRole = await cli('user', 'invite', '--org', String(orgId), '--email', 'maria@example.com', '--role', 'viewer');
+    expect(otherRole.code).not.toBe(0);
+    expect(otherRole.last.error).toMatch(/invited as admin/);
     for (const args of [
       ['--org', String(orgId), '--email', 'x@example.com', '--role', 'king'],
       ['--org', '999999', '--email', 'x@example.com'],

@@ -28,6 +28,8 @@ export interface ApiTokensTable {
   token_hash: string;
   name: string | null;
   created_at: number;
+  /** The user who made it through the API: it acts at most with their role and goes with them. */
+  created_by: number | null;
 }
 
 export interface PlayersTable {

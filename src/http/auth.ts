@@ -70,6 +70,7 @@ function checkSessionRequest(request: FastifyRequest, session: SessionAuth, publ
  * A token wins over a cookie, so that a client's requests mean what they meant before sessions.
  */
 export function registerAuth(app: FastifyInstance, tokens: TokensService, sessions: SessionsService, publicUrl: string) {
+  const secure = publicUrl.startsWith('https:');
   app.decorateRequest('auth', null as never);
   addRouteStep(app, (route) => {
     if (route.config?.public) return undefined;
@@ -85,7 +86,7 @@ export function registerAuth(app: FastifyInstance, tokens: TokensService, sessio
     return (request) => {
       const token = presentedToken(request);
       if (!token) {
-        const secret = sessionSecretOf(request);
+        const secret = sessionSecretOf(request, secure);
         if (!secret) throw new AppError('unauthorized');
         return sessions.authenticate(secret).then((session) => admit(request, session && checkSessionRequest(request, session, publicUrl)));
       }

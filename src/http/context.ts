@@ -21,6 +21,8 @@ declare module 'fastify' {
     wrap?: string;
     /** Answer with a `Deprecation` header. */
     deprecated?: boolean;
+    /** The answer carries a secret (a new API token): never stored for Idempotency-Key replays. */
+    secretAnswer?: boolean;
     /** A media file (not JSON): served whatever the Accept header asks (no 406). */
     media?: boolean;
   }

@@ -11,7 +11,8 @@ const claimed = new WeakMap<FastifyRequest, { organizationId: number; key: strin
  */
 export function registerIdempotency(app: FastifyInstance, service: IdempotencyService) {
   app.addHook('onRoute', (route) => {
-    if (!routeHasMethod(route, 'POST')) return;
+    // An answer that carries a secret (a new API token) is never stored to be replayed.
+    if (!routeHasMethod(route, 'POST') || route.config?.secretAnswer) return;
     addRouteHook(route, 'preHandler', replayOrClaim);
     addRouteHook(route, 'onSend', remember);
   });

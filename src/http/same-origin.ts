@@ -7,6 +7,8 @@ import { AppError } from '../lib/errors.ts';
  * browsers send no Origin and are not concerned (they have no cookie to be tricked into sending).
  */
 export function assertSameOrigin(request: FastifyRequest, publicUrl: string): void {
+  // Browsers that send Fetch Metadata say outright when a request comes from another site.
+  if (request.headers['sec-fetch-site'] === 'cross-site') throw new AppError('forbidden', 'Cross-site request refused');
   const origin = request.headers.origin;
   if (origin === undefined) return;
   const own = new URL(publicUrl).origin;

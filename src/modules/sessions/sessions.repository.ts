@@ -69,6 +69,12 @@ export class SessionsRepository {
     return this.db.selectFrom('user_links').selectAll().where('token_hash', '=', tokenHash).where('expires_at', '>', now).executeTakeFirst();
   }
 
+  /** Deletes a link that has not expired at `now`; answers whether it was there (a link is spent once). */
+  async spendLink(tokenHash: string, now: number): Promise<boolean> {
+    const r = await this.db.deleteFrom('user_links').where('token_hash', '=', tokenHash).where('expires_at', '>', now).executeTakeFirst();
+    return Number(r.numDeletedRows) === 1;
+  }
+
   /** Removes a user's links of a purpose (a new one replaces them; a used one is spent); answers how many. */
   async deleteLinks(userId: number, purpose: LinkPurpose): Promise<number> {
     const r = await this.db.deleteFrom('user_links').where('user_id', '=', userId).where('purpose', '=', purpose).executeTakeFirst();

@@ -20,15 +20,15 @@ export default async function sessionsRoutes(app: App, { config, services }: Dep
   const sessions = services.sessions;
   const secure = config.publicUrl.startsWith('https:');
   const maxAge = config.sessions.sessionDays * 86_400;
-  const failures = config.limits.signInFailuresPer10Minutes;
+  const attempts = config.limits.signInAttemptsPer10Minutes;
   const emailOf = (request: FastifyRequest) => {
     const email = (request.body as { email?: unknown } | undefined)?.email;
     return typeof email === 'string' ? email.trim().toLowerCase() : '';
   };
-  // Failed sign-ins are counted per address (one machine guessing many accounts) and per account
+  // Sign-in attempts are counted per address (one machine guessing many accounts) and per account
   // (many machines guessing one), so that neither can guess at speed.
-  const byAddress = createLimit(app, failures * 3, TEN_MINUTES, (request) => `signin-ip:${request.ip}`);
-  const byAccount = createLimit(app, failures, TEN_MINUTES, (request) => `signin-account:${emailOf(request)}`);
+  const byAddress = createLimit(app, attempts * 3, TEN_MINUTES, (request) => `signin-ip:${request.ip}`);
+  const byAccount = createLimit(app, attempts, TEN_MINUTES, (request) => `signin-account:${emailOf(request)}`);
   const resetsByAddress = createLimit(app, 10, HOUR, (request) => `reset-ip:${request.ip}`);
   const resetsByAccount = createLimit(app, 3, HOUR, (request) => `reset-account:${emailOf(request)}`);
 
@@ -47,20 +47,11 @@ export default async function sessionsRoutes(app: App, { config, services }: Dep
     },
     async (req, reply) => {
       assertSameOrigin(req, config.publicUrl);
+      // Every attempt counts before the password is checked: guesses sent all at once are limited too.
       for (const limit of [byAddress, byAccount]) {
-        if (await limitReached(limit, req, reply, { increment: false, full: true })) {
-          throw new AppError('rate_limited', 'Too many failed sign-ins; try again later');
-        }
+        if (await limitReached(limit, req, reply)) throw new AppError('rate_limited', 'Too many sign-in attempts; try again later');
       }
-      try {
-        return started(reply, await sessions.signIn(req.body.email, req.body.password, req.body.organization_id));
-      } catch (err) {
-        if (err instanceof AppError && err.code === 'unauthorized') {
-          await byAddress(req);
-          await byAccount(req);
-        }
-        throw err;
-      }
+      return started(reply, await sessions.signIn(req.body.email, req.body.password, req.body.organization_id));
     },
   );
 
@@ -68,7 +59,7 @@ export default async function sessionsRoutes(app: App, { config, services }: Dep
     '/v1/session',
     { config: { public: true }, schema: { tags, summary: 'Who is signed in (by the session cookie)', response: { 200: Session } } },
     async (req, reply) => {
-      const secret = sessionSecretOf(req);
+      const secret = sessionSecretOf(req, secure);
       if (!secret) throw new AppError('unauthorized', 'Not signed in');
       reply.header('cache-control', 'no-store');
       return sessions.current(secret);
@@ -80,7 +71,7 @@ export default async function sessionsRoutes(app: App, { config, services }: Dep
     { config: { public: true }, schema: { tags, summary: 'Sign out: ends the session and removes its cookie' } },
     async (req, reply) => {
       assertSameOrigin(req, config.publicUrl);
-      const secret = sessionSecretOf(req);
+      const secret = sessionSecretOf(req, secure);
       if (secret) await sessions.signOut(secret);
       return reply
         .code(204)
@@ -132,7 +123,9 @@ export default async function sessionsRoutes(app: App, { config, services }: Dep
       for (const limit of [resetsByAddress, resetsByAccount]) {
         if (await limitReached(limit, req, reply)) throw new AppError('rate_limited', 'Too many reset requests; try again later');
       }
-      await sessions.requestReset(req.body.email);
+      // Answered before anything is looked up: how long it takes tells nothing about the address.
+      const email = req.body.email;
+      setImmediate(() => void sessions.requestReset(email).catch((err: unknown) => req.log.error({ err }, 'password reset: could not queue the mail')));
       return reply.code(202).send({ status: 'accepted' as const });
     },
   );

@@ -175,8 +175,8 @@ export class SessionsService {
     const hash = await hashPassword(password);
     return this.db.transaction().execute(async (trx) => {
       const repo = this.repo.with(trx);
-      // Spent inside the transaction: of two uses at once, one finds it gone.
-      if (!(await repo.link(tokenHash, nowSeconds()))) throw deadLink();
+      // Spent first, by the delete itself: of two uses at once, one deletes it and the other finds nothing to delete.
+      if (!(await repo.spendLink(tokenHash, nowSeconds()))) throw deadLink();
       await repo.deleteLinks(user.id, 'invite');
       await repo.deleteLinks(user.id, 'reset');
       const now = nowSeconds();

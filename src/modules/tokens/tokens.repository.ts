@@ -15,13 +15,31 @@ export class TokensRepository {
       this.db
         .selectFrom('api_tokens')
         .leftJoin('users', 'users.id', 'api_tokens.user_id')
-        .select(['api_tokens.id', 'api_tokens.organization_id', 'api_tokens.user_id', 'api_tokens.role', 'users.id as live_user_id', 'users.role as user_role'])
+        .leftJoin('users as creators', 'creators.id', 'api_tokens.created_by')
+        .select([
+          'api_tokens.id',
+          'api_tokens.organization_id',
+          'api_tokens.user_id',
+          'api_tokens.role',
+          'api_tokens.created_by',
+          'users.id as live_user_id',
+          'users.role as user_role',
+          'creators.role as creator_role',
+        ])
         .where('api_tokens.token_hash', '=', tokenHash)
         .executeTakeFirst(),
     );
   }
 
-  insert(row: { organization_id: number; role: string; token_hash: string; user_id?: number | null; name?: string | null; created_at: number }) {
+  insert(row: {
+    organization_id: number;
+    role: string;
+    token_hash: string;
+    user_id?: number | null;
+    created_by?: number | null;
+    name?: string | null;
+    created_at: number;
+  }) {
     return this.db.insertInto('api_tokens').values(row).returning('id').executeTakeFirstOrThrow();
   }
 
@@ -30,7 +48,17 @@ export class TokensRepository {
     return this.db
       .selectFrom('api_tokens')
       .leftJoin('users', 'users.id', 'api_tokens.user_id')
-      .select(['api_tokens.id', 'api_tokens.name', 'api_tokens.role', 'api_tokens.user_id', 'api_tokens.created_at', 'users.email', 'users.role as user_role'])
+      .leftJoin('users as creators', 'creators.id', 'api_tokens.created_by')
+      .select([
+        'api_tokens.id',
+        'api_tokens.name',
+        'api_tokens.role',
+        'api_tokens.user_id',
+        'api_tokens.created_at',
+        'users.email',
+        'users.role as user_role',
+        'creators.role as creator_role',
+      ])
       .where('api_tokens.organization_id', '=', organizationId)
       .orderBy('api_tokens.id')
       .execute();
@@ -40,7 +68,17 @@ export class TokensRepository {
     return this.db
       .selectFrom('api_tokens')
       .leftJoin('users', 'users.id', 'api_tokens.user_id')
-      .select(['api_tokens.id', 'api_tokens.name', 'api_tokens.role', 'api_tokens.user_id', 'api_tokens.created_at', 'users.email', 'users.role as user_role'])
+      .leftJoin('users as creators', 'creators.id', 'api_tokens.created_by')
+      .select([
+        'api_tokens.id',
+        'api_tokens.name',
+        'api_tokens.role',
+        'api_tokens.user_id',
+        'api_tokens.created_at',
+        'users.email',
+        'users.role as user_role',
+        'creators.role as creator_role',
+      ])
       .where('api_tokens.organization_id', '=', organizationId)
       .where('api_tokens.id', '=', id)
       .executeTakeFirst();

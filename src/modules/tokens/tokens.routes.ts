@@ -24,7 +24,7 @@ export default async function tokensRoutes(app: App, { services }: Deps) {
   app.post(
     '/v1/api_tokens',
     {
-      config: { permission, wrap: 'api_token' },
+      config: { permission, wrap: 'api_token', secretAnswer: true },
       schema: {
         tags,
         summary: 'Create an API token with a role up to your own; the secret is in this answer only',
@@ -36,7 +36,7 @@ export default async function tokensRoutes(app: App, { services }: Deps) {
       reply
         .code(201)
         .header('cache-control', 'no-store')
-        .send(await tokens.create(req.auth.role, req.auth.organizationId, req.body)),
+        .send(await tokens.create(req.auth.role, req.auth.userId, req.auth.organizationId, req.body)),
   );
 
   app.delete(

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { generateToken, hashToken } from '../../lib/tokens.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { AppError, notFound } from '../../lib/errors.ts';
+import { AppError, invalidField, notFound } from '../../lib/errors.ts';
 import { isRole, outranksOrEquals, type Role } from '../roles/permissions.ts';
 import type { ApiToken } from './tokens.schemas.ts';
 import { type TokensRepository } from './tokens.repository.ts';
@@ -13,8 +13,9 @@ type TokenRow = Awaited<ReturnType<TokensRepository['findByHash']>>;
 type ListedRow = Awaited<ReturnType<TokensRepository['list']>>[number];
 
 function toApiToken(row: ListedRow): ApiToken {
-  // A user's token acts with the user's current role.
-  const role = row.user_id !== null && row.user_role ? row.user_role : row.role;
+  // A user's token acts with the user's current role, and a token made through the API at most with its creator's.
+  const own = row.user_id !== null && row.user_role ? row.user_role : row.role;
+  const role = row.creator_role && isRole(row.creator_role) && isRole(own) && !outranksOrEquals(row.creator_role, own) ? row.creator_role : own;
   return { id: row.id, name: row.name, role, user_id: row.user_id, user_email: row.email ?? null, created_at: Number(row.created_at) };
 }
 
@@ -22,8 +23,12 @@ function authOf(row: TokenRow): AuthContext | null {
   if (!row) return null;
   // A user's token stops working the moment the user is removed, and follows role changes.
   if (row.user_id !== null && row.live_user_id === null) return null;
-  const role = row.user_id !== null ? row.user_role : row.role;
-  if (!isRole(role)) return null;
+  // A token made through the API dies with its creator and acts at most with the creator's current role.
+  if (row.created_by !== null && row.creator_role === null) return null;
+  const own = row.user_id !== null ? row.user_role : row.role;
+  if (!isRole(own)) return null;
+  const creator = row.creator_role;
+  const role: Role = creator !== null && isRole(creator) && !outranksOrEquals(creator, own) ? creator : own;
   return { tokenId: row.id, organizationId: row.organization_id, userId: row.user_id, role };
 }
 
@@ -49,19 +54,22 @@ export class TokensService {
   }
 
   /** A new organization token with `role`, which may not outrank the actor's; its secret is in the answer only. */
-  async create(actor: Role, organizationId: number, body: { name: string; role: string }): Promise<ApiToken & { token: string }> {
+  async create(actor: Role, creatorId: number | null, organizationId: number, body: { name: string; role: string }): Promise<ApiToken & { token: string }> {
     if (!isRole(body.role))
       throw new AppError('validation_failed', 'role must be owner, admin, editor or viewer', [
         { field: 'role', message: 'must be owner, admin, editor or viewer' },
       ]);
+    const name = body.name.trim();
+    if (!name) throw invalidField('name', 'must not be blank');
     if (!outranksOrEquals(actor, body.role)) throw new AppError('forbidden', `The ${actor} role may not create ${body.role} tokens`);
     const token = generateToken();
     const { id } = await this.repo.insert({
       organization_id: organizationId,
       role: body.role,
       token_hash: hashToken(token),
-      name: body.name.trim(),
+      name,
       user_id: null,
+      created_by: creatorId,
       created_at: nowSeconds(),
     });
     const row = await this.repo.find(organizationId, Number(id));

@@ -121,6 +121,12 @@ export class UsersService {
     if (existing && (await this.sessions.hasPassword(existing.id))) {
       throw new AppError('conflict', `${address} has already chosen a password; they can reset it from the sign-in page`);
     }
+    if (existing && existing.role !== role) {
+      throw new AppError(
+        'conflict',
+        `${address} was invited as ${existing.role}; change their role first (PATCH /v1/users) or invite them as ${existing.role}`,
+      );
+    }
     const userId = existing?.id ?? (await this.create('owner', organizationId, { email: address, role_id: RoleIds[role] }, { mail: false })).id;
     return { userId, url: await this.sessions.invitationUrl(userId) };
   }
