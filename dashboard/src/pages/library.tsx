@@ -1,5 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, problemOf } from '../api.ts';
+import { ListHeader } from '../components/list-header.tsx';
+import { Pager } from '../components/pager.tsx';
 import type { paths } from '../openapi.d.ts';
 import { bytes, date, duration, statusLabel } from '../format.ts';
 import { newestFirst, type Listed } from '../paging.ts';
@@ -65,20 +67,15 @@ export function Library() {
   const pages = Math.max(1, Math.ceil(count / PER_PAGE));
   return (
     <section class="page">
-      <header class="page__header">
-        <h1>Library</h1>
-        <input
-          class="search"
-          type="search"
-          placeholder="Search by name"
-          aria-label="Search videos by name"
-          value={query}
-          onInput={(e) => {
-            setQuery(e.currentTarget.value);
-            setPage(1);
-          }}
-        />
-      </header>
+      <ListHeader
+        title="Library"
+        what="videos"
+        query={query}
+        onSearch={(q) => {
+          setQuery(q);
+          setPage(1);
+        }}
+      />
 
       {writable ? (
         <div
@@ -197,19 +194,7 @@ export function Library() {
         </table>
       )}
 
-      {pages > 1 ? (
-        <nav class="pager" aria-label="Pages">
-          <button class="button" type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Newer
-          </button>
-          <span>
-            Page {page} of {pages}
-          </span>
-          <button class="button" type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-            Older
-          </button>
-        </nav>
-      ) : null}
+      <Pager page={page} pages={pages} onPage={setPage} />
     </section>
   );
 }

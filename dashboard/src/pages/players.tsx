@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
 import { api, problemOf } from '../api.ts';
+import { ListHeader } from '../components/list-header.tsx';
+import { Pager } from '../components/pager.tsx';
 import { FormError } from '../components/field.tsx';
 import { date } from '../format.ts';
 import type { paths } from '../openapi.d.ts';
@@ -48,20 +50,15 @@ export function Players() {
   const pages = Math.max(1, Math.ceil(count / PER_PAGE));
   return (
     <section class="page">
-      <header class="page__header">
-        <h1>Players</h1>
-        <input
-          class="search"
-          type="search"
-          placeholder="Search by name"
-          aria-label="Search players by name"
-          value={query}
-          onInput={(e) => {
-            setQuery(e.currentTarget.value);
-            setPage(1);
-          }}
-        />
-      </header>
+      <ListHeader
+        title="Players"
+        what="players"
+        query={query}
+        onSearch={(q) => {
+          setQuery(q);
+          setPage(1);
+        }}
+      />
       {writable ? (
         <form class="inline-form" onSubmit={create}>
           <label for="new-player">New player</label>
@@ -99,19 +96,7 @@ export function Players() {
           </tbody>
         </table>
       )}
-      {pages > 1 ? (
-        <nav class="pager" aria-label="Pages">
-          <button class="button" type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Newer
-          </button>
-          <span>
-            Page {page} of {pages}
-          </span>
-          <button class="button" type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-            Older
-          </button>
-        </nav>
-      ) : null}
+      <Pager page={page} pages={pages} onPage={setPage} />
     </section>
   );
 }

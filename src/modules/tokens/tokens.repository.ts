@@ -43,8 +43,8 @@ export class TokensRepository {
     return this.db.insertInto('api_tokens').values(row).returning('id').executeTakeFirstOrThrow();
   }
 
-  /** The organization's tokens, by id (never their hashes): with the email of a user's token, and its user's current role. */
-  list(organizationId: number) {
+  /** An organization's tokens as listed (never their hashes): a user's email and role, and the creator's role. */
+  private listed(organizationId: number) {
     return this.db
       .selectFrom('api_tokens')
       .leftJoin('users', 'users.id', 'api_tokens.user_id')
@@ -59,29 +59,15 @@ export class TokensRepository {
         'users.role as user_role',
         'creators.role as creator_role',
       ])
-      .where('api_tokens.organization_id', '=', organizationId)
-      .orderBy('api_tokens.id')
-      .execute();
+      .where('api_tokens.organization_id', '=', organizationId);
+  }
+
+  list(organizationId: number) {
+    return this.listed(organizationId).orderBy('api_tokens.id').execute();
   }
 
   find(organizationId: number, id: number) {
-    return this.db
-      .selectFrom('api_tokens')
-      .leftJoin('users', 'users.id', 'api_tokens.user_id')
-      .leftJoin('users as creators', 'creators.id', 'api_tokens.created_by')
-      .select([
-        'api_tokens.id',
-        'api_tokens.name',
-        'api_tokens.role',
-        'api_tokens.user_id',
-        'api_tokens.created_at',
-        'users.email',
-        'users.role as user_role',
-        'creators.role as creator_role',
-      ])
-      .where('api_tokens.organization_id', '=', organizationId)
-      .where('api_tokens.id', '=', id)
-      .executeTakeFirst();
+    return this.listed(organizationId).where('api_tokens.id', '=', id).executeTakeFirst();
   }
 
   async delete(organizationId: number, id: number): Promise<void> {
