@@ -96,8 +96,9 @@ describe.each(dialects)('live output shared by several nodes on %s', (dialect) =
     async () => {
       const { id, details: s } = await createBroadcast(`Two nodes ${dialect}`);
       const detail = async () => (await client(other.app, org.token).get(`${P}/organizations/${org.organizationId}/live/${id}`)).body.instance_details;
-      // The ingest address is the first node's (the second receives no RTMP).
-      const pub = publish(t.config.ffmpegPath, `${s.ingest_url}/${s.stream_key}`, 6);
+      // The ingest address is the first node's (the second receives no RTMP). Twelve seconds: on a busy
+      // machine the broadcast must still be on when the second node has served four segments.
+      const pub = publish(t.config.ffmpegPath, `${s.ingest_url}/${s.stream_key}`, 12);
 
       // A viewer of the second node: the watch page's grant, the playlist, every segment it lists.
       const viewer = client(other.app);
