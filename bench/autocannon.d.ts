@@ -31,7 +31,14 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
     /** Walked in order by each connection, over and over. */
-    requests?: Array<{ method?: string; path?: string; headers?: Record<string, string>; body?: string }>;
+    requests?: Array<{
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string;
+      /** Called before each send of this request: answers the request to send instead. */
+      setupRequest?: (req: Record<string, unknown>) => Record<string, unknown>;
+    }>;
   }
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;

@@ -14,7 +14,7 @@
  * so that autocannon does not share their event loop.
  * Knobs: MEDIA_BENCH_ROUNDS (processing, default 3), MEDIA_BENCH_SERVING_ROUNDS (default 2),
  * MEDIA_BENCH_DURATION (s, default 5), MEDIA_BENCH_CONNECTIONS
- * (default 10), MEDIA_BENCH_PARTS (default "processing,serving"), BENCH_STRICT=1 (exit 1 on FAIL when
+ * (default 10), MEDIA_BENCH_PARTS (default "ladder,processing,serving"), BENCH_STRICT=1 (exit 1 on FAIL when
  * run directly). Both sides of each ratio are measured alternately, ROUNDS times. Processing compares
  * the best (shortest) runs, the usual estimator on a shared machine where other load only ever adds
  * time; medians are printed beside them. Serving compares medians.

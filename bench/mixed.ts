@@ -6,7 +6,8 @@
  * request, errors and the server's peak RSS beside the targets.
  *
  * Knobs: BENCH_MIXED_SECONDS (default 60), BENCH_MIXED_CONNECTIONS (200), BENCH_MIXED_ORGS (4),
- * BENCH_MIXED_ONLY=reads|writes (one side of the mix), BENCH_MIXED_SQLITE_ONLY=1, and BENCH_SLOW_MS=n
+ * BENCH_MIXED_ONLY=reads|writes (one side of the mix), BENCH_MIXED_SQLITE_ONLY=1, API_PROCESSES=n (the server's
+ * own setting: n processes sharing the port; RSS is then theirs summed), and BENCH_SLOW_MS=n
  * (the app under tsx, bench/server.ts, saying on stderr what it sees: bench/diagnostics.ts).
  */
 import fs from 'node:fs';
@@ -90,10 +91,12 @@ async function seedOrg(base: string, token: string, n: number): Promise<Request[
   ];
 }
 
+/** The resident memory of the server: its process and, with API_PROCESSES > 1, the processes it supervises. */
 function rssMb(pid: number): number {
   try {
-    const kb = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb ? Number(kb) / 1024 : 0;
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+    return kb / 1024 + children.reduce((sum, child) => sum + rssMb(child), 0);
   } catch {
     return 0;
   }
@@ -141,7 +144,7 @@ export async function startServer(env: Record<string, string>, orgs = ORGS): Pro
   }
   const tokens = [fs.readFileSync(tokenFile, 'utf8').trim()];
   for (let i = 1; i < orgs; i++) {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'org', 'create', '--name', `Bench ${i}`], {
+    const out = execFileSync(process.execPath, ['scripts/cli.mjs', 'org', 'create', '--name', `Bench ${i}`], {
       cwd: root,
       env: all,
       encoding: 'utf8',
@@ -217,7 +220,9 @@ export async function runMixedBench(): Promise<MixedRow[]> {
   const postgres = rows.find((r) => r.dialect === 'postgres');
   // PostgreSQL within 2× of SQLite (req/s).
   if (sqlite && postgres && postgres.rps * 2 < sqlite.rps) postgres.pass = false;
-  console.log(`\nMixed load (issue 15): 80 % reads / 20 % writes, ${CONNECTIONS} connections, ${SECONDS} s, ${ORGS} organizations`);
+  console.log(
+    `\nMixed load (issue 15): 80 % reads / 20 % writes, ${CONNECTIONS} connections, ${SECONDS} s, ${ORGS} organizations, API_PROCESSES=${process.env.API_PROCESSES ?? 1}`,
+  );
   console.log('database      req/s   p50 ms   p99 ms   max ms  errors  RSS MB   targets');
   for (const r of rows) {
     const target =

@@ -1,5 +1,6 @@
-// `npm run build` (and `npm ci` / `npm install`, through `prepare`): the server bundled into one
-// CommonJS file, dist/server.cjs, which `npm start` runs (scripts/start.mjs) with V8's code cache.
+// `npm run build` (and `npm ci` / `npm install`, through `prepare`): the server and the admin CLI
+// each bundled into one CommonJS file, dist/server.cjs and dist/cli.cjs, which `npm start`
+// (scripts/start.mjs) and `npm run reelbase` (scripts/cli.mjs) run with V8's code cache.
 // Loading ~1,700 ES modules (typebox, kysely, fastify, …) file by file, and compiling them, took
 // most of a second on a small machine (docs/performance.md, "Cold start").
 import fs from 'node:fs';
@@ -41,8 +42,9 @@ const started = performance.now();
 const result = await build({
   write: false,
   metafile: true,
-  entryPoints: [path.join(root, 'src', 'server.ts')],
-  outfile: path.join(dist, 'server.cjs'),
+  entryPoints: { server: path.join(root, 'src', 'server.ts'), cli: path.join(root, 'src', 'cli.ts') },
+  outdir: dist,
+  outExtension: { '.js': '.cjs' },
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -70,6 +72,6 @@ for (const output of result.outputFiles) {
   fs.renameSync(temporary, output.path);
 }
 fs.writeFileSync(path.join(dist, '.built'), `${new Date().toISOString()}\n`);
-process.stderr.write(`reelbase: built dist/server.cjs in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+process.stderr.write(`reelbase: built dist/server.cjs and dist/cli.cjs in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 const dashboard = await buildDashboard();
 process.stderr.write(`reelbase: built dist/dashboard in ${(dashboard.ms / 1000).toFixed(1)} s\n`);

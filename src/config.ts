@@ -17,6 +17,8 @@ const EnvSchema = Type.Object({
   EMBED_DOMAIN: Type.Optional(Type.String()),
   /** What this process runs: the HTTP API, the job worker, or both. */
   ROLE: Type.Union([Type.Literal('api'), Type.Literal('worker'), Type.Literal('all')], { default: 'all' }),
+  /** HTTP processes on this machine sharing PORT (node:cluster); the first also runs what ROLE says beside the API. */
+  API_PROCESSES: Type.Integer({ minimum: 1, maximum: 64, default: 1 }),
   /** Jobs one worker process runs at once. */
   WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   /** A running job's lease: a worker that dies (killed, its machine lost) gives its jobs up to another after this many seconds. */
@@ -114,6 +116,8 @@ export type Env = Static<typeof EnvSchema>;
 
 export interface Config {
   role: 'api' | 'worker' | 'all';
+  /** HTTP processes sharing the port (src/api-processes.ts); 1: this process alone. */
+  apiProcesses: number;
   workerConcurrency: number;
   jobLeaseMs: number;
   host: string;
@@ -229,6 +233,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   rememberToolVersionsIn(path.join(path.resolve(e.DATA_DIR), '.tool-versions.json'));
   return {
     role: e.ROLE,
+    apiProcesses: e.API_PROCESSES,
     workerConcurrency: e.WORKER_CONCURRENCY,
     jobLeaseMs: e.JOB_LEASE_SECONDS * 1000,
     host: e.HOST,

@@ -2,15 +2,15 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.ts';
-import { openDatabase, type Database } from './db/database.ts';
+import { openDatabase, type Database, type DatabaseOptions } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import type { OrganizationsService } from './modules/organizations/organizations.service.ts';
 import v8 from 'node:v8';
 import v8Flags from './v8-flags.json' with { type: 'json' };
 
 /** Opens the configured database (PostgreSQL when DATABASE_URL is set, else SQLite under DATA_DIR). */
-export function openConfiguredDatabase(config: Config): Database {
-  return openDatabase({ url: config.databaseUrl, sqlitePath: path.join(config.dataDir, 'reelbase.sqlite') });
+export function openConfiguredDatabase(config: Config, options: Pick<DatabaseOptions, 'backgroundCheckpoints' | 'strictChanges'> = {}): Database {
+  return openDatabase({ url: config.databaseUrl, sqlitePath: path.join(config.dataDir, 'reelbase.sqlite'), ...options });
 }
 
 /** The media URL secret: SIGNING_SECRET, else one made once and kept in DATA_DIR/signing-secret. */
@@ -27,10 +27,10 @@ export function ensureSigningSecret(config: Config): void {
   config.signingSecret = fs.readFileSync(file, 'utf8').trim();
 }
 
-export async function openAndMigrate(config: Config): Promise<Database> {
+export async function openAndMigrate(config: Config, options: Pick<DatabaseOptions, 'backgroundCheckpoints' | 'strictChanges'> = {}): Promise<Database> {
   fs.mkdirSync(config.dataDir, { recursive: true });
   ensureSigningSecret(config);
-  const database = openConfiguredDatabase(config);
+  const database = openConfiguredDatabase(config, options);
   await migrateToLatest(database.db);
   return database;
 }

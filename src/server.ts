@@ -1,4 +1,6 @@
+import path from 'node:path';
 import pino from 'pino';
+import { apiProcessIndex, configOfApiProcess, runsOnce, superviseApiProcesses, supervisesApiProcesses, tellSupervisorReady } from './api-processes.ts';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
@@ -12,25 +14,36 @@ import { bootstrapOwner, openAndMigrate, tuneRuntime } from './runtime.ts';
 import { jobGraceMs, Shutdown, shutdownTimeoutMs, watchNpmParent } from './shutdown.ts';
 import { checkStartup, listenHoldingRequests, StartupError, toolsUsed } from './startup-checks.ts';
 
-/** Entry point: ROLE=api serves HTTP, ROLE=worker runs jobs, ROLE=all (default) does both. */
+/** Entry point: ROLE=api serves HTTP, ROLE=worker runs jobs, ROLE=all (default) does both; API_PROCESSES > 1 supervises that many (src/api-processes.ts). */
 /** START_TRACE=1: each phase of the start on stderr, in ms since the process began (docs/performance.md). */
 const mark = process.env.START_TRACE === '1' ? (phase: string) => process.stderr.write(`start: ${phase} ${performance.now().toFixed(0)} ms\n`) : () => {};
 
 async function main() {
   mark('code loaded');
   tuneRuntime();
-  const config = loadConfig();
+  const index = apiProcessIndex();
+  const config = index === null ? loadConfig() : configOfApiProcess(loadConfig(), index);
   mark('configuration');
   const timeoutMs = shutdownTimeoutMs();
-  // What can fail is checked before anything is created: one line saying what to change (src/startup-checks.ts).
-  await checkStartup(config);
-  // Which ffmpeg parses the uploads, and a warning when it is not a maintained release (src/lib/ffmpeg-binaries.ts).
-  for (const [name, binary] of toolsUsed(config)) {
-    const { line, warning } = describeTool(name, binary);
-    process.stderr.write(`${line}\n${warning ? `${warning}\n` : ''}`);
+  // The checks are the supervisor's when there is one: the port it checked is the API processes' to share.
+  if (index === null) {
+    // What can fail is checked before anything is created: one line saying what to change (src/startup-checks.ts).
+    await checkStartup(config);
+    // Which ffmpeg parses the uploads, and a warning when it is not a maintained release (src/lib/ffmpeg-binaries.ts).
+    for (const [name, binary] of toolsUsed(config)) {
+      const { line, warning } = describeTool(name, binary);
+      process.stderr.write(`${line}\n${warning ? `${warning}\n` : ''}`);
+    }
+    mark('checks');
   }
-  mark('checks');
-  const database = await openAndMigrate(config);
+  if (supervisesApiProcesses(config)) {
+    superviseApiProcesses(config.apiProcesses, (line) => void process.stderr.write(`${line}\n`));
+    watchNpmParent(() => process.kill(process.pid, 'SIGTERM'));
+    return;
+  }
+  // Beside other API processes, a commit of another is seen by the very next read (src/db/change-clock.ts).
+  const strictChanges = index === null ? undefined : { bellFile: path.join(config.dataDir, 'change-bell.sqlite') };
+  const database = await openAndMigrate(config, { backgroundCheckpoints: true, strictChanges });
   mark('database');
   const container = createContainer({ config, database });
   // src/shutdown.ts: drain steps run together, then the release steps in order.
@@ -41,7 +54,7 @@ async function main() {
     mark('app');
     // Listening first: the owner is created only once the port is ours, and before any request is answered.
     const answerRequests = await listenHoldingRequests(app, config.host, config.port);
-    const token = await bootstrapOwner(config, container.services.organizations);
+    const token = runsOnce(index) ? await bootstrapOwner(config, container.services.organizations) : null;
     if (token) {
       // Printed once, on the terminal that started the service; the request log never sees it.
       process.stdout.write(`\nReelbase created organization "Default".\nOwner token (also in ${config.dataDir}/owner-token): ${token}\n\n`);
@@ -59,7 +72,7 @@ async function main() {
         clearInterval(idle);
       }
     });
-    if (config.live.rtmpPort > 0) {
+    if (config.live.rtmpPort > 0 && runsOnce(index)) {
       // The RTMP ingest of live streams runs with the API (docs/live.md).
       const log = pino({ level: config.logLevel });
       const ingest = new LiveIngest(config, container.services.liveState, container.media, log);
@@ -105,6 +118,7 @@ async function main() {
   process.on('SIGINT', () => void shutdown.stop('SIGINT'));
   process.on('SIGTERM', () => void shutdown.stop('SIGTERM'));
   watchNpmParent(() => void shutdown.stop('npm, its parent process, exited'));
+  tellSupervisorReady(index);
 }
 
 main().catch((err) => {

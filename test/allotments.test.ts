@@ -109,6 +109,8 @@ describe.each(dialects)('allotments and player embeds on %s', (dialect) => {
       expect(off.status).toBe(200);
       expect(off.body).toEqual({ success: true, embed_enabled: false });
       expect(await embedEnabled(t, player.uuid)).toBe(false);
+      const read = await (await o.as('viewer')).get(`${P}/players/uuid=${player.uuid}/embed`);
+      expect([read.status, read.body]).toEqual([200, { embed_enabled: false }]);
       expect(await usage()).toBe(0);
       const again = await o.api.delete(`${P}/players/uuid=${player.uuid}/embed.json`);
       expect(again.body).toEqual({ success: true, embed_enabled: false });
@@ -117,6 +119,7 @@ describe.each(dialects)('allotments and player embeds on %s', (dialect) => {
       expect(on.status).toBe(201);
       expect(on.body).toEqual({ success: true, embed_enabled: true });
       expect(await embedEnabled(t, player.uuid)).toBe(true);
+      expect((await o.api.get(`${P}/players/uuid=${player.uuid}/embed.json`)).body).toEqual({ embed_enabled: true });
       expect(await usage()).toBe(1);
       expect((await o.api.post(`${P}/players/uuid=${player.uuid}/embed`)).body).toEqual({ success: true, embed_enabled: true });
       expect(await usage()).toBe(1);
@@ -157,6 +160,8 @@ describe.each(dialects)('allotments and player embeds on %s', (dialect) => {
 
     it("another organization's or an unknown player is a 404; viewers may not; no token is a 401", async () => {
       const player = await createPlayer(org.api);
+      expect((await stranger.api.get(`${P}/players/uuid=${player.uuid}/embed`)).status).toBe(404);
+      expect((await client(t.app).get(`${P}/players/uuid=${player.uuid}/embed`)).status).toBe(401);
       for (const method of ['post', 'delete'] as const) {
         expect((await stranger.api[method](`${P}/players/uuid=${player.uuid}/embed`)).status).toBe(404);
         expect((await child.api[method](`${P}/players/uuid=${player.uuid}/embed`)).status).toBe(404);
@@ -184,7 +189,7 @@ describe('admin CLI: org limits and token create --user (SQLite)', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'silent' };
     delete env.DATABASE_URL;
     try {
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env, cwd: path.resolve(import.meta.dirname, '..') });
+      const { stdout } = await run(process.execPath, ['scripts/cli.mjs', ...args], { env, cwd: path.resolve(import.meta.dirname, '..') });
       return { code: 0, last: JSON.parse(stdout.trim().split('\n').at(-1)!) };
     } catch (err) {
       const e = err as { code: number; stdout: string };

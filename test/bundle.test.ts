@@ -2,7 +2,7 @@
  * What `npm start` runs after `npm ci`: the server bundled into dist/server.cjs (scripts/build.mjs),
  * compiled from V8's code cache from the second start on (scripts/start.mjs). The paths that load
  * their files or packages at run time are exercised through it: the player's assets, the docs UI,
- * the tus server, the ffmpeg probe cache.
+ * the tus server, the ffmpeg probe cache. The CLI runs its own bundle, dist/cli.cjs (scripts/cli.mjs).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -99,5 +99,20 @@ describe('the bundle npm start runs', () => {
     } finally {
       await second.stop();
     }
+  });
+
+  it('runs the CLI from its bundle, and from its code cache once a command has run', { timeout: 60_000 }, async () => {
+    const cliCache = path.join(ROOT, 'dist', `cli.cjs.${process.version}.cache`);
+    fs.rmSync(cliCache, { force: true });
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, START_TRACE: '1' };
+    delete env.DATABASE_URL;
+    const cli = (...args: string[]) => promisify(execFile)('npm', ['run', '--silent', 'reelbase', '--', ...args], { cwd: ROOT, env });
+    const first = await cli('org', 'create', '--name', 'From the bundle');
+    expect(first.stderr).toContain('start: bundle, code cache none yet');
+    expect(JSON.parse(first.stdout.trim().split('\n').at(-1)!).auth_token).toMatch(/^rb_/);
+    expect(fs.existsSync(cliCache)).toBe(true);
+    const second = await cli('org', 'create', '--name', 'From the cache');
+    expect(second.stderr).toContain('start: bundle, code cache used');
+    expect(JSON.parse(second.stdout.trim().split('\n').at(-1)!).auth_token).toMatch(/^rb_/);
   });
 });

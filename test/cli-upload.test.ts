@@ -76,7 +76,7 @@ describe.each(dialects)('the upload command on %s', (dialect) => {
 
   const cli = async (...args: string[]) => {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env, cwd: ROOT });
+      const { stdout, stderr } = await run(process.execPath, ['scripts/cli.mjs', ...args], { env, cwd: ROOT });
       return { code: 0, last: JSON.parse(stdout.trim().split('\n').at(-1)!), stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };
@@ -129,7 +129,7 @@ describe.each(dialects)('the upload command on %s', (dialect) => {
     const big = path.join(dataDir, 'big.bin');
     await fsp.writeFile(big, Buffer.alloc(6 * 1024 * 1024, 3));
     proxy.state.bytesPerSecond = 2 * 1024 * 1024;
-    const args = ['--import', 'tsx', 'src/cli.ts', 'upload', big, '--url', `http://127.0.0.1:${proxy.port}`];
+    const args = ['scripts/cli.mjs', 'upload', big, '--url', `http://127.0.0.1:${proxy.port}`];
     const first = spawn(process.execPath, args, { env, cwd: ROOT, stdio: 'ignore' });
     const uploadsDir = t.config.uploads.dir;
     const received = () =>

@@ -329,8 +329,10 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     expect(await viewer.getByRole('button', { name: /^Remove / }).count()).toBe(0);
 
     // The owner makes them an editor: the viewer's session ends at once.
+    // Waited for from before the change: on a busy machine the page's refresh can land before the select returns.
+    const refreshed = page.waitForResponse((r) => r.url().includes('/dashboard/v1/users') && r.request().method() === 'GET');
     await page.getByLabel(`Role of ${email}`).selectOption({ label: 'Editor' });
-    await page.waitForResponse((r) => r.url().includes('/dashboard/v1/users') && r.request().method() === 'GET');
+    await refreshed;
     expect((await org.api.get(`/dashboard/v1/users?per_page=200`)).body.users.find((u: any) => u.email === email).role).toBe('editor');
     await viewer.reload();
     await viewer.getByRole('heading', { name: 'Sign in to Reelbase' }).waitFor();
@@ -379,7 +381,10 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     await context.close();
   });
 
-  /** A video of `clip` as processing leaves it (an MP4 in the video's folder, status ready), named `name`. */
+  /**
+   * A video of `clip` as processing leaves it (an MP4 and two JPEG thumbnails in the video's folder,
+   * the first selected; status ready), named `name`.
+   */
   async function readyVideo(name: string, seconds: number): Promise<number> {
     const videoId = (await org.api.post('/dashboard/v1/uploads', { name })).body.video_id as number;
     const { uuid } = await t.database.db.selectFrom('videos').select('uuid').where('id', '=', videoId).executeTakeFirstOrThrow();
@@ -391,9 +396,127 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
       .insertInto('video_files')
       .values({ video_id: videoId, custom_identifier: null, quality: 'sd', path: key, created_at: now, content_type: 'video/mp4' })
       .execute();
+    const { organization_id } = await t.database.db.selectFrom('videos').select('organization_id').where('id', '=', videoId).executeTakeFirstOrThrow();
+    for (const [i, millisecond] of [1000, 6000].entries()) {
+      const thumbKey = `videos/${uuid}/test/thumbnail-${i}.jpg`;
+      await run(ffmpegPath, [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-y',
+        '-ss',
+        String(millisecond / 1000),
+        '-i',
+        shortClip,
+        '-frames:v',
+        '1',
+        path.join(t.config.mediaDir, thumbKey),
+      ]);
+      await t.database.db
+        .insertInto('thumbnails')
+        .values({
+          organization_id,
+          video_id: videoId,
+          uuid: `${uuid}-t${i}`,
+          kind: 'generated',
+          path: thumbKey,
+          millisecond,
+          selected: i === 0,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+    }
     await t.database.db.updateTable('videos').set({ status: 'ready', seconds, upload_url: null }).where('id', '=', videoId).execute();
     return videoId;
   }
+
+  it(
+    'chooses a poster, reorders chapters by dragging, turns embedding off, shows posters in the lists, and keeps default CTAs',
+    { timeout: 90_000 },
+    async () => {
+      const first = await readyVideo('Poster one', 10);
+      const second = await readyVideo('Poster two', 10);
+      const made = await org.api.post('/dashboard/v1/players', {
+        name: 'Poster player',
+        chapters_attributes: [
+          { position: 0, video_id: first },
+          { position: 1, video_id: second },
+        ],
+      });
+      const { id: playerId, uuid } = made.body;
+      const { context, page } = await signedInPage(`poster.${dialect}@example.com`, 3, 'the poster password');
+
+      // The library and the players list show each item's poster, the image itself.
+      const shown = (img: ReturnType<Page['locator']>) => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0);
+      const libraryPoster = page.locator(`tr[data-video-id="${first}"] .poster img`);
+      await libraryPoster.waitFor();
+      await expect.poll(() => shown(libraryPoster)).toBe(true);
+      // The status filter: the API's list of one status, counted.
+      const waitingOne = (await org.api.post('/dashboard/v1/uploads', { name: 'Poster filter waiting' })).body.video_id as number;
+      await page.getByLabel('Status').selectOption({ label: 'Waiting for upload' });
+      await page.locator(`tr[data-video-id="${waitingOne}"]`).waitFor();
+      expect(await page.locator(`tr[data-video-id="${first}"]`).count()).toBe(0);
+      await page.getByLabel('Status').selectOption({ label: 'Ready' });
+      await page.locator(`tr[data-video-id="${first}"]`).waitFor();
+      expect(await page.locator(`tr[data-video-id="${waitingOne}"]`).count()).toBe(0);
+      await page.getByRole('link', { name: 'Players' }).click();
+      const playerPoster = page.locator('tr', { hasText: 'Poster player' }).locator('.poster img');
+      await playerPoster.waitFor();
+      await expect.poll(() => shown(playerPoster)).toBe(true);
+      await shoot(page, 'players');
+
+      await page.getByRole('link', { name: 'Poster player' }).click();
+      await page.getByRole('heading', { name: 'Poster player', level: 1 }).waitFor();
+      // A thumbnail chosen on the page is the video's selected one.
+      const thumbnails = (await org.api.get(`/dashboard/v1/videos/${first}/thumbnails`)).body;
+      await page.getByRole('button', { name: 'Thumbnail 2 of Poster one' }).click();
+      await expect.poll(async () => (await org.api.get(`/dashboard/v1/videos/${first}/selected_thumbnail`)).body.id).toBe(thumbnails[1].id);
+      await expect.poll(() => page.getByRole('button', { name: 'Thumbnail 2 of Poster one' }).getAttribute('aria-pressed')).toBe('true');
+      expect(await page.getByRole('button', { name: 'Thumbnail 1 of Poster one' }).getAttribute('aria-pressed')).toBe('false');
+
+      // The second chapter dragged onto the first takes its place.
+      await page
+        .locator('.chapter', { hasText: 'Poster two' })
+        .locator('.chapter__grip')
+        .dragTo(page.locator('.chapter', { hasText: 'Poster one' }));
+      await page.locator('.chapter').first().locator('.chapter__name', { hasText: 'Poster two' }).waitFor();
+      const order = (await org.api.get(`/dashboard/v1/players/${playerId}`)).body.chapters_attributes;
+      expect(order.map((c: any) => [c.position, c.video_id]).sort()).toEqual([
+        [0, second],
+        [1, first],
+      ]);
+
+      // Embedding off: its own operation; the embed page then refuses.
+      expect((await org.api.get(`/dashboard/v1/players/uuid=${uuid}/embed`)).body).toEqual({ embed_enabled: true });
+      await page.getByLabel('Other sites may embed this player').uncheck();
+      await page.getByText('Embedding is off').waitFor();
+      expect((await org.api.get(`/dashboard/v1/players/uuid=${uuid}/embed`)).body).toEqual({ embed_enabled: false });
+      expect((await fetch(`${base}/embed/${uuid}`)).status).toBe(403);
+      expect(await axeViolations(page)).toEqual([]);
+      await shoot(page, 'player-thumbnails');
+      await page.getByLabel('Other sites may embed this player').check();
+      await expect.poll(async () => (await org.api.get(`/dashboard/v1/players/uuid=${uuid}/embed`)).body.embed_enabled).toBe(true);
+
+      // Organization default CTAs: added, refused a width next to its field, then saved.
+      await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Players' }).click();
+      await page.getByRole('link', { name: 'Default CTAs' }).click();
+      await page.getByRole('heading', { name: 'Default CTAs', level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Add a default CTA' }).click();
+      await page.getByLabel('Width (px)').fill('50');
+      await page.getByRole('button', { name: 'Save CTA' }).click();
+      await page.locator('.field--error', { hasText: 'Width' }).waitFor();
+      await page.getByLabel('Width (px)').fill('250');
+      await page.getByLabel('Second', { exact: true }).fill('3');
+      await page.getByRole('button', { name: 'Save CTA' }).click();
+      await page.getByText('CTA', { exact: false }).filter({ hasText: 'at 0:03' }).first().waitFor();
+      const defaults = (await org.api.get(`/dashboard/v1/organizations/${org.organizationId}/events`)).body;
+      expect(defaults.map((d: any) => [d.second, d.event.width, d.event.chapter_id])).toContainEqual([3, 250, null]);
+      expect(await axeViolations(page)).toEqual([]);
+      await shoot(page, 'defaults');
+      await context.close();
+    },
+  );
 
   it(
     'places a CTA on the timeline (added, dragged, edited with the API refusing a width), then the watch page shows it at its second',
@@ -434,6 +557,9 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
       expect(dragged - before).toBeGreaterThanOrEqual(2);
       expect(dragged - before).toBeLessThanOrEqual(4);
 
+      // The editor has taken the dragged CTA back from the API (else that answer, arriving late, puts the
+      // width back to 300 under the edit below: seen once on Node 24).
+      await expect.poll(() => page.getByLabel('Second', { exact: true }).inputValue(), { timeout: 10_000 }).toBe(String(dragged));
       // A width out of 100-500 is the API's to refuse, next to the field; then a good edit.
       await page.getByLabel('Width (px)').fill('900');
       await page.getByRole('button', { name: 'Save CTA' }).click();
@@ -576,6 +702,17 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     await page.getByLabel('Add a player').selectOption({ label: 'Hub story one' });
     await page.getByRole('button', { name: 'Add', exact: true }).click();
     await page.locator('.tag', { hasText: 'Hub story one' }).waitFor();
+    // A second category dragged above the first.
+    await page.getByLabel('New category').fill('Case studies');
+    await page.getByRole('button', { name: 'Add category' }).click();
+    await page.getByRole('heading', { name: 'Case studies' }).waitFor();
+    await page
+      .locator('[data-category-id] .card__header', { hasText: 'Case studies' })
+      .dragTo(page.locator('[data-category-id]', { hasText: 'Getting started' }));
+    await page.locator('[data-category-id]').first().getByRole('heading', { name: 'Case studies' }).waitFor();
+    const hubId = Number(/\/hubs\/(\d+)$/.exec(page.url())![1]);
+    const categories = (await org.api.get(`/dashboard/v1/hubs/${hubId}/categories`)).body;
+    expect((Array.isArray(categories) ? categories : categories.categories).map((c: any) => c.name)).toEqual(['Case studies', 'Getting started']);
     expect(await axeViolations(page)).toEqual([]);
     await shoot(page, 'hub');
     const [publicPage] = await Promise.all([context.waitForEvent('page'), page.getByRole('link', { name: 'Open the public page' }).click()]);
@@ -584,13 +721,74 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     await context.close();
   });
 
-  it('makes each page interactive within a second on loopback', { timeout: 60_000 }, async () => {
+  it('is used by keyboard alone: sign in, go to the players, make one, add a chapter, move it, open its CTAs', { timeout: 60_000 }, async () => {
+    const videoId = await readyVideo('Keyboard clip', 10);
+    await readyVideo('Keyboard second', 10);
+    const email = `keys.${dialect}@example.com`;
+    await createUser(org.api, { email, role_id: 3, first_name: 'Kay', last_name: '' });
+    const token = new URL(await invitationOf(email)).hash.replace('#token=', '');
+    expect((await org.api.post('/dashboard/v1/account_links/use', { token, password: 'the keyboard password' })).status).toBe(201);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    /** Presses Tab until the focused element is the one named (at most `limit` times). */
+    async function tabTo(name: RegExp, limit = 40) {
+      for (let i = 0; i < limit; i++) {
+        await page.keyboard.press('Tab');
+        const focused = await page.evaluate(() => {
+          const el = document.activeElement as HTMLElement | null;
+          return el
+            ? `${el.getAttribute('aria-label') ?? ''} ${el.textContent ?? ''} ${el.id ? (document.querySelector(`label[for="${el.id}"]`)?.textContent ?? '') : ''}`
+            : '';
+        });
+        if (name.test(focused)) return;
+      }
+      throw new Error(`Tab never reached ${name}`);
+    }
+    await page.goto(`${base}/app/sign-in`);
+    await tabTo(/Email/);
+    await page.keyboard.type(email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('the keyboard password');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Library' }).waitFor();
+
+    await tabTo(/^ *Players/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Players', level: 1 }).waitFor();
+    await tabTo(/New player/);
+    await page.keyboard.type('Keyboard player');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Keyboard player', level: 1 }).waitFor();
+    const playerId = Number(/\/players\/(\d+)$/.exec(page.url())![1]);
+
+    // A chapter added from the library by the select and Enter; a second one; the second moved up.
+    for (const name of ['Keyboard clip', 'Keyboard second']) {
+      await tabTo(/Add a video/);
+      await page.getByLabel('Add a video').selectOption({ label: name });
+      await tabTo(/Add chapter/);
+      await page.keyboard.press('Enter');
+      await page.locator('.chapter', { hasText: name }).waitFor();
+    }
+    await page.getByLabel('Add a video').focus();
+    await tabTo(/Move Keyboard second up/, 80);
+    await page.keyboard.press('Enter');
+    await page.locator('.chapter').first().locator('.chapter__name', { hasText: 'Keyboard second' }).waitFor();
+    const chapters = (await org.api.get(`/dashboard/v1/players/${playerId}`)).body.chapters_attributes;
+    expect(chapters.find((c: any) => c.video_id === videoId).position).toBe(1);
+    await tabTo(/CTAs of Keyboard clip/, 80);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Call-to-actions: Keyboard clip' }).waitFor();
+    await context.close();
+  });
+
+  it('makes each page interactive within a second on loopback (median of three loads)', { timeout: 60_000 }, async () => {
     const { context, page } = await signedInPage(`speed.${dialect}@example.com`, 2, 'the speed password');
     const playerId = (await org.api.get('/dashboard/v1/players?per_page=1')).body.players[0].id as number;
     const pages: Array<[string, string]> = [
       ['/app', 'Library'],
       ['/app/players', 'Players'],
       [`/app/players/${playerId}`, ''],
+      ['/app/players/defaults', 'Default CTAs'],
       ['/app/live', 'Live'],
       ['/app/hubs', 'Hubs'],
       ['/app/analytics', 'Analytics'],
@@ -598,16 +796,22 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
       ['/app/organization', ''],
     ];
     const times: string[] = [];
+    // The median of three loads: this file shares the machine with the rest of the suite, and one load
+    // can land on a moment when another test's ffmpeg holds both cores.
     for (const [url, heading] of pages) {
-      const started = Date.now();
-      await page.goto(`${base}${url}`);
-      // Interactive: the page's own heading is drawn from the API's answer and its first control takes focus.
-      const h1 = heading ? page.getByRole('heading', { name: heading, level: 1, exact: true }) : page.getByRole('heading', { level: 1 });
-      await h1.waitFor();
-      await page.locator('main button, main input, main a').first().focus();
-      const ms = Date.now() - started;
-      times.push(`${url} ${ms} ms`);
-      expect(ms, url).toBeLessThan(1000);
+      const loads: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const started = Date.now();
+        await page.goto(`${base}${url}`);
+        // Interactive: the page's own heading is drawn from the API's answer and its first control takes focus.
+        const h1 = heading ? page.getByRole('heading', { name: heading, level: 1, exact: true }) : page.getByRole('heading', { level: 1 });
+        await h1.waitFor();
+        await page.locator('main button, main input, main a').first().focus();
+        loads.push(Date.now() - started);
+      }
+      const median = [...loads].sort((a, b) => a - b)[1];
+      times.push(`${url} ${median} ms (${loads.join('/')})`);
+      expect(median, url).toBeLessThan(1000);
     }
     console.log(`dashboard pages interactive (${dialect}): ${times.join(', ')}`);
     await context.close();
@@ -644,6 +848,31 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     await page.getByRole('heading', { name: 'Sign in to Reelbase' }).waitFor();
     await page.goto(`${base}/app`);
     await page.getByRole('heading', { name: 'Sign in to Reelbase' }).waitFor();
+
+    // A forgotten password: the link is mailed, and opening it chooses a new one and signs in.
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Send the link' }).click();
+    await page.getByRole('status').getByText('is on its way').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await shoot(page, 'reset');
+    let link = '';
+    await expect
+      .poll(async () => {
+        const mail = (await readOutbox(dataDir)).find((m) => m.to.includes(email) && /Reset/.test(m.subject));
+        link = mail ? /https?:\/\/\S+/.exec(mail.text)![0] : '';
+        return link;
+      })
+      .toContain('/app/reset#token=');
+    // As from the mail: a fresh load (not a change of the fragment of the page already open).
+    await page.goto('about:blank');
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+    await page.getByLabel('Password', { exact: true }).fill('a new viewer password');
+    await page.getByLabel('Password again').fill('a new viewer password');
+    await page.getByRole('button', { name: 'Save and sign in' }).click();
+    await page.getByRole('heading', { name: 'Library' }).waitFor();
     await context.close();
   });
 });

@@ -6,6 +6,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -133,6 +134,80 @@ describe.each(stores)('the %s file store', (kind, make) => {
     for (const k of [keys[0], keys[500], keys[1002]]) expect(await store.stat(k)).toBeNull();
     expect(await store.stat('videos/u40/r0/sd.mp4')).not.toBeNull();
     await store.delete('videos/u4'); // missing is fine
+  });
+});
+
+/**
+ * A TCP proxy in front of the S3 server that, while `cutting`, ends every connection once more than
+ * `cutAfter` bytes of requests have passed on it: the server going away in the middle of a body.
+ */
+async function cuttingProxy(upstreamPort: number, cutAfter: number) {
+  const sockets = new Set<net.Socket>();
+  const proxy = {
+    cutting: false,
+    server: net.createServer((client) => {
+      const upstream = net.connect(upstreamPort, '127.0.0.1');
+      sockets.add(client).add(upstream);
+      let sent = 0;
+      client.on('data', (chunk: Buffer) => {
+        sent += chunk.length;
+        if (proxy.cutting && sent > cutAfter) {
+          client.destroy();
+          upstream.destroy();
+        } else upstream.write(chunk);
+      });
+      upstream.pipe(client);
+      const end = () => (client.destroy(), upstream.destroy());
+      client.on('error', end).on('close', end);
+      upstream.on('error', end).on('close', end);
+    }),
+    port: 0,
+    cut: () => {
+      proxy.cutting = true;
+      for (const socket of sockets) socket.destroy();
+      sockets.clear();
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => proxy.server.close(() => resolve()));
+    },
+  };
+  await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve));
+  proxy.port = (proxy.server.address() as net.AddressInfo).port;
+  return proxy;
+}
+
+describe('the S3 store when the server fails in the middle of a write', () => {
+  let proxy: Awaited<ReturnType<typeof cuttingProxy>>;
+  let store: FileStore;
+  beforeAll(async () => {
+    proxy = await cuttingProxy(Number(new URL(s3.endpoint).port), 256 * 1024);
+    store = createFileStore(loadConfig({ ...s3.env, S3_ENDPOINT: `http://127.0.0.1:${proxy.port}`, DATA_DIR: tmp, LOG_LEVEL: 'silent' }), index);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+  });
+
+  it('shows nothing of a single PUT or a multipart upload cut off by the server, and keeps the previous version', { timeout: 60_000 }, async () => {
+    const first = crypto.randomBytes(1024 * 1024);
+    await store.put('videos/cut/r0/small.mp4', Readable.from([first]));
+    await store.put('videos/cut/r0/large.mp4', Readable.from([first]));
+    // From here every connection is new, and cut once a body has begun: none carried bytes before.
+    proxy.cut();
+    // One PUT (under the multipart threshold), and a multipart upload of three parts.
+    await expect(store.put('videos/cut/r0/small.mp4', Readable.from([crypto.randomBytes(3 * 1024 * 1024)]))).rejects.toThrow();
+    await expect(store.put('videos/cut/r0/large.mp4', Readable.from([crypto.randomBytes(20 * 1024 * 1024)]))).rejects.toThrow();
+    await expect(store.put('videos/cut/r0/new.mp4', Readable.from([crypto.randomBytes(20 * 1024 * 1024)]))).rejects.toThrow();
+    proxy.cutting = false;
+    expect(sha(await read(await store.createReadStream('videos/cut/r0/small.mp4')))).toBe(sha(first));
+    expect(sha(await read(await store.createReadStream('videos/cut/r0/large.mp4')))).toBe(sha(first));
+    expect(await store.stat('videos/cut/r0/new.mp4')).toBeNull();
+    // The cut multipart uploads were aborted: no parts are left in the bucket.
+    const uploads = path.join(s3.directory, s3.bucket, '._S3rver_uploads');
+    expect(fs.existsSync(uploads) ? fs.readdirSync(uploads) : []).toEqual([]);
+    // The store works again once the server does.
+    await store.put('videos/cut/r0/new.mp4', Readable.from([first]));
+    expect((await store.stat('videos/cut/r0/new.mp4'))?.size).toBe(first.length);
   });
 });
 

@@ -230,6 +230,13 @@ describe.each(dialects)('live ingest on %s', (dialect) => {
     expect(Number(info.format.duration)).toBeGreaterThan(4);
     expect(Number(info.format.duration)).toBeLessThan(8);
     expect(info.streams.map((x: any) => x.codec_type).sort()).toEqual(['audio', 'video']);
+    // The recording has an adaptive ladder like any video: 360p and 240p of a 360p broadcast.
+    expect(files.urls.hls).toBeTruthy();
+    const hls = new URL(files.urls.hls);
+    const master = await t.app.inject({ method: 'GET', url: `${hls.pathname}${hls.search}` });
+    expect(master.statusCode).toBe(200);
+    expect(master.body).toContain('#EXTM3U');
+    expect([...master.body.matchAll(/RESOLUTION=(\d+x\d+)/g)].map((m) => m[1])).toEqual(['640x360', '426x240']);
 
     // The broadcast of a non-recurring stream is over: its key starts nothing more.
     const after = await publish(t.config.ffmpegPath, `${s.ingest_url}/${s.stream_key}`, 3).exited;

@@ -166,8 +166,10 @@ describe.each(dialects)('live output shared by several nodes on %s', (dialect) =
       for (const key of keys) expect(await store.stat(key), key).not.toBeNull();
       expect((await client(other.app, org.token).delete(`${P}/organizations/${org.organizationId}/live/${id}`)).status).toBe(200);
       expect((await viewer.get(`${base}/live/index.m3u8`)).status).toBe(404);
-      await waitFor('cleanup', async () => (await Promise.all(keys.map((k) => store.stat(k)))).every((st) => st === null), 30_000, 250);
-      if (store instanceof LocalFileStore) expect(fs.existsSync(path.join(store.root, ...liveKey(s.player_uuid).split('/')))).toBe(false);
+      // The folder goes last (a recursive rm removes files before their folders): wait for it too.
+      const folderGone = () => !(store instanceof LocalFileStore) || !fs.existsSync(path.join(store.root, ...liveKey(s.player_uuid).split('/')));
+      await waitFor('cleanup', async () => (await Promise.all(keys.map((k) => store.stat(k)))).every((st) => st === null) && folderGone(), 30_000, 250);
+      expect(folderGone()).toBe(true);
     },
   );
   it(

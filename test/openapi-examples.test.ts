@@ -85,6 +85,7 @@ const EXEMPT: Record<string, { status: number; reason: string; fill: (known: Kno
   'GET /dashboard/v1/players/uuid={uuid}/cta_meta': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },
   'GET /dashboard/v1/players/uuid={uuid}/event_meta': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },
   'POST /dashboard/v1/players/uuid={uuid}/events': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },
+  'GET /dashboard/v1/players/uuid={uuid}/embed': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },
   'POST /dashboard/v1/players/uuid={uuid}/embed': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },
   'DELETE /dashboard/v1/players/uuid={uuid}/embed': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },
   'GET /dashboard/v1/players/uuid={uuid}/selected_thumbnails': { status: 404, reason: PLAYER_UUID, fill: (k) => ({ params: { uuid: k.uuid } }) },

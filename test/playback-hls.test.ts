@@ -103,6 +103,12 @@ describe.each(dialects)('the HLS ladder on the watch page (%s)', (dialect) => {
     const { player } = await ladderPlayer();
     const chapter = configOf((await get(`/watch/${player.uuid}`)).body).chapters[0];
     expect((await get(pathOf(chapter.hls), BLOCKED)).statusCode).toBe(403);
+    // Every byte: a rung's playlist and its segments too, from a blocked network or past the expiry.
+    const rung = pathOf(new URL('360p/index.m3u8', chapter.hls).href);
+    const segment = pathOf(new URL('360p/seg-00000.m4s', chapter.hls).href);
+    expect((await get(segment)).statusCode).toBe(200);
+    expect((await get(rung, BLOCKED)).statusCode).toBe(403);
+    expect((await get(segment, BLOCKED)).statusCode).toBe(403);
     const base = pathOf(chapter.hls).split('/files/')[0];
     expect((await get(`${base}/captions/999999.m3u8`)).statusCode).toBe(404);
     expect((await get(pathOf(chapter.hls).replace(/\/play\/([^/]+)\/[^/]+\//, '/play/$1/w1.forged0000000000000000000000000/'))).statusCode).toBe(403);
@@ -112,5 +118,6 @@ describe.each(dialects)('the HLS ladder on the watch page (%s)', (dialect) => {
       .where('id', '=', player.id)
       .execute();
     expect((await get(pathOf(chapter.hls))).statusCode).toBe(403);
+    expect((await get(segment)).statusCode).toBe(403);
   });
 });

@@ -67,6 +67,30 @@ describe.each(dialects)('players, chapters and videos on %s', (dialect) => {
     );
   });
 
+  it('GET /v1/videos?status= lists the videos in that status (an addition for the dashboard), counted exactly; a status it does not know is a 422', async () => {
+    const o = await createOrg(t);
+    const waiting = [];
+    for (const name of ['Upload one', 'Upload two', 'Upload three']) waiting.push((await o.api.post(`${P}/uploads`, { name })).body.video_id as number);
+    await t.database.db.updateTable('videos').set({ status: 'ready' }).where('id', '=', waiting[1]).execute();
+    const ready = await o.api.get(`${P}/videos?status=ready&per_page=10`);
+    expect(ready.status).toBe(200);
+    expect([ready.body.videos.map((v: any) => v.id), ready.body.summary.count]).toEqual([[waiting[1]], 1]);
+    const left = await o.api.get(`${P}/videos?status=waiting_for_upload&query=upload`);
+    expect(left.body.map((v: any) => v.id)).toEqual([waiting[0], waiting[2]]);
+    // Paged, the count is the filtered one: the second of two, newest order aside.
+    const second = await o.api.get(`${P}/videos?status=waiting_for_upload&query=upload&per_page=1&page=2`);
+    expect([second.body.videos.map((v: any) => v.id), second.body.summary.count]).toEqual([[waiting[2]], 2]);
+    // A video queued for processing (status null) is listed as processing, with those being processed.
+    await t.database.db.updateTable('videos').set({ status: null }).where('id', '=', waiting[2]).execute();
+    const processing = await o.api.get(`${P}/videos?status=processing&per_page=10`);
+    expect([processing.body.videos.map((v: any) => v.id), processing.body.summary.count]).toEqual([[waiting[2]], 1]);
+    const bad = await o.api.get(`${P}/videos?status=finished`);
+    expect(bad.status).toBe(422);
+    // Another organization's videos are never in it.
+    const stranger = await createOrg(t);
+    expect((await stranger.api.get(`${P}/videos?status=waiting_for_upload`)).body).toEqual([]);
+  });
+
   it('creates a player with nested chapters and videos (spec example, .json path) with the exact shape', async () => {
     const before = Math.floor(Date.now() / 1000);
     const res = await client(t.app).post(`${P}/players.json`, {

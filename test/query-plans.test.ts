@@ -236,19 +236,25 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
     expect(plans[2]).toMatch(dialect === 'sqlite' ? /live_instances_search VIRTUAL TABLE INDEX/ : uses('live_stream_instances_search_text_trgm_idx'));
   });
 
-  it("players' and videos' query: the prefix is a range of the (organization, lower(name)) index; the plain count reads row_counts", async () => {
+  it("players' and videos' query: the prefix is a range of the (organization, lower(name)) index; the plain count reads row_counts; videos by status their index", async () => {
     const plans = await plansOf(
       async (_, __, { players, videos }) => {
         await players.count(org.organizationId, 'webinar');
-        await videos.count(org.organizationId, 'webinar');
+        await videos.count(org.organizationId, { query: 'webinar' });
         await players.count(org.organizationId);
+        await videos.count(org.organizationId, { status: 'ready' });
+        await videos.count(org.organizationId, { status: 'processing' });
       },
       { cpu_operator_cost: '1' },
     );
-    expect(plans).toHaveLength(3);
+    expect(plans).toHaveLength(5);
     expect(plans[0]).toMatch(uses('players_org_name_prefix_idx'));
     expect(plans[1]).toMatch(uses('videos_org_name_prefix_idx'));
     expect(plans[2]).toMatch(uses(dialect === 'sqlite' ? 'sqlite_autoindex_row_counts_1' : 'row_counts_pk'));
+    // The dashboard's status filter: a range of the (organization, status, id) index.
+    expect(plans[3]).toMatch(uses('videos_org_status_idx'));
+    // Processing with the queued (status null): both ranges of that index.
+    expect(plans[4]).toMatch(uses('videos_org_status_idx'));
   });
 
   it("users' and tags' pages walk their (organization, id) index alone, from the nearer end; plain counts read row_counts; tags' query is the trigram index", async () => {

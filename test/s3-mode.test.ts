@@ -82,6 +82,39 @@ describe.each(dialects)('object storage on %s', (dialect) => {
     await fsp.rm(media.dir, { recursive: true, force: true });
   });
 
+  it('keeps nothing in the bucket of an upload refused with 413, of one that is not media, or of one that expired', { timeout: 60_000 }, async () => {
+    const ofUpload = (id: string) => objects().filter((o) => o.includes(`tus/${id}`));
+    const create = async (name: string) => (await org.api.post(`${P}/uploads`, { name })).body as { id: string; url: string; video_id: number };
+    const video = async (id: number) => (await org.api.get(`${P}/videos/${id}`)).body;
+
+    const big = await create('Too big');
+    const refused = await fetch(big.url, { method: 'POST', headers: { 'Tus-Resumable': '1.0.0', 'Upload-Length': String(t.config.maxUploadBytes + 1) } });
+    expect(refused.status).toBe(413);
+    expect(ofUpload(big.id)).toEqual([]);
+    expect((await video(big.video_id)).status).toBe('waiting_for_upload');
+
+    const text = await create('Not a video');
+    expect(await send(await fsp.readFile(media.text), { endpoint: text.url })).toBe('done');
+    await settle(runner, t.database.db);
+    expect(await video(text.video_id)).toMatchObject({ status: 'error', error_message: expect.stringMatching(/^The upload is not a video/) });
+    expect(ofUpload(text.id)).toEqual([]);
+
+    const late = await create('Never finished');
+    expect(await send(Buffer.alloc(6 * 1024 * 1024, 1), { endpoint: late.url, stopAt: 5 * 1024 * 1024 })).toBe('stopped');
+    expect(ofUpload(late.id).length).toBeGreaterThan(0);
+    // Time passes: the expiry is behind it, and its job (queued at creation) runs.
+    await t.database.db
+      .updateTable('uploads')
+      .set({ expires_at: Math.floor(Date.now() / 1000) - 1 })
+      .where('id', '=', late.id)
+      .execute();
+    await t.database.db.updateTable('jobs').set({ run_at: Date.now() }).where('type', '=', 'upload.expire').execute();
+    await settle(runner, t.database.db);
+    expect((await fetch(late.url, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0' } })).status).toBe(410);
+    expect(ofUpload(late.id)).toEqual([]);
+    expect(await video(late.video_id)).toMatchObject({ status: 'error', error_message: expect.stringMatching(/expired/) });
+  });
+
   it(
     'takes a tus upload into the bucket across a restart, processes it, serves ranges from the bucket, and leaves no media on disk',
     { timeout: 120_000 },
@@ -144,6 +177,25 @@ describe.each(dialects)('object storage on %s', (dialect) => {
       expect(range.headers['content-range']).toBe(`bytes 100-65635/${size}`);
       expect(range.rawPayload).toEqual(whole.rawPayload.subarray(100, 65_636));
       expect((await app.inject({ url: `${link.pathname}${link.search}`, headers: { range: `bytes=${size}-` } })).statusCode).toBe(416);
+
+      // The adaptive ladder is in the bucket too: its master, a rung's playlist and a segment, by the API's folder link.
+      const master = new URL(urls.hls as string);
+      const masterText = (await app.inject({ url: `${master.pathname}${master.search}` })).body;
+      expect(masterText).toContain('#EXT-X-STREAM-INF:');
+      expect(objects().some((o) => o.includes(`${video.uuid}/`) && o.includes('/hls/'))).toBe(true);
+      const rungUrl = new URL(
+        masterText.split('\n').find((l) => l.endsWith('.m3u8'))!,
+        master,
+      );
+      const rung = await app.inject({ url: `${rungUrl.pathname}${rungUrl.search}` });
+      expect(rung.statusCode).toBe(200);
+      const segmentUrl = new URL(
+        rung.body.split('\n').find((l) => l.endsWith('.m4s'))!,
+        rungUrl,
+      );
+      const segment = await app.inject({ url: `${segmentUrl.pathname}${segmentUrl.search}` });
+      expect(segment.statusCode).toBe(200);
+      expect(segment.rawPayload.includes(Buffer.from('moof'))).toBe(true);
 
       // A caption's file is an object of the bucket too, read back through the API.
       const caption = (await api.post(`${P}/videos/${created.video_id}/captions`, { language: 'en', content: '1\n00:00:00,000 --> 00:00:01,000\nHi there\n' }))

@@ -13,7 +13,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import * as tus from 'tus-js-client';
-import { freePort, freshSchemaEnv } from './helpers/processes.ts';
+import { freePort, freshSchemaEnv, until } from './helpers/processes.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dialects } from './helpers/harness.ts';
 import { ffmpegPath } from './helpers/media.ts';
@@ -25,14 +25,28 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const P = '/dashboard/v1';
 const run = promisify(execFile);
 
-async function until<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => null);
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+/** Whether a process under `pid` (its children, theirs…) is an ffmpeg: what /proc says of each. */
+function runsFfmpeg(pid: number): boolean {
+  const parents = new Map<number, number[]>();
+  const names = new Map<number, string>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+      names.set(Number(entry), stat.slice(stat.indexOf('(') + 1, close));
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // gone meanwhile
+    }
   }
+  const under = [...(parents.get(pid) ?? [])];
+  for (let next = under.pop(); next !== undefined; next = under.pop()) {
+    if (names.get(next)?.includes('ffmpeg')) return true;
+    under.push(...(parents.get(next) ?? []));
+  }
+  return false;
 }
 
 interface Proc {
@@ -72,7 +86,7 @@ describe.each(dialects)('several nodes on %s', (dialect) => {
     }
     const dataDir = (name: string) => (dialect === 'sqlite' ? path.join(root, 'shared') : path.join(root, name));
     const start = (name: string, extra: Record<string, string>): Proc => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      const child = spawn(process.execPath, ['scripts/start.mjs'], {
         cwd: ROOT,
         env: { ...env, DATA_DIR: dataDir(name), ...extra },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -145,6 +159,8 @@ describe.each(dialects)('several nodes on %s', (dialect) => {
     // The worker takes the job; it dies in the middle of the transcode; a second worker finishes it.
     const status = async () => ((await (await fetch(`${base2}${P}/videos/${created.video_id}`, { headers: auth })).json()) as { status: string | null }).status;
     await until('processing to start', async () => (await status()) === 'processing', 60_000);
+    // Killed while its ffmpeg transcodes, not before.
+    await until('the worker to run ffmpeg', async () => runsFfmpeg(worker.child.pid!), 60_000);
     worker.child.kill('SIGKILL');
     await new Promise((r) => worker.child.once('exit', r));
     expect(await status()).toBe('processing');
@@ -165,6 +181,10 @@ describe.each(dialects)('several nodes on %s', (dialect) => {
     ).toBe('ftyp');
     const files = (await (await fetch(`${base2}${P}/videos/${created.video_id}/files`, { headers: auth })).json()) as { urls: { hd: string } };
     expect((await fetch(files.urls.hd, { headers: { range: 'bytes=100-199' } })).status).toBe(206);
+    // A link signed by one node is good on another (one SIGNING_SECRET).
+    const signedBy1 = (await (await fetch(`${base1}${P}/videos/${created.video_id}/files`, { headers: auth })).json()) as { urls: { hd: string } };
+    const on2 = new URL(signedBy1.urls.hd);
+    expect((await fetch(`${base2}${on2.pathname}${on2.search}`, { headers: { range: 'bytes=100-199' } })).status).toBe(206);
 
     // API 1 dies under traffic: what it acknowledged is kept, and API 2 keeps answering.
     const acknowledged: number[] = [];

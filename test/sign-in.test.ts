@@ -324,7 +324,7 @@ describe('reelbase user invite (SQLite)', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'silent', PUBLIC_URL: 'http://localhost:3999' };
     delete env.DATABASE_URL;
     try {
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env, cwd: path.resolve(import.meta.dirname, '..') });
+      const { stdout } = await run(process.execPath, ['scripts/cli.mjs', ...args], { env, cwd: path.resolve(import.meta.dirname, '..') });
       return { code: 0, last: JSON.parse(stdout.trim().split('\n').at(-1)!) };
     } catch (err) {
       const e = err as { code: number; stdout: string };

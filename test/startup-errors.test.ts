@@ -51,9 +51,9 @@ interface Ended {
   last: string;
 }
 
-/** `npm start`'s command (package.json) with this environment; fails when the server is still running after `ms` (it is then killed). */
+/** `npm start`'s command (package.json: the bundle the test setup built) with this environment; fails when the server is still running after `ms` (it is then killed). */
 async function start(env: Record<string, string>, ms = 25_000): Promise<Ended> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
     cwd: ROOT,
     env: {
       ...process.env,

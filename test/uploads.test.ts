@@ -256,6 +256,27 @@ describe.each(dialects)('direct uploads on %s', (dialect) => {
     expect(Number((await tusRequest(upload.url, 'HEAD')).headers.get('upload-offset'))).toBe(1000);
   });
 
+  it('speaks the tus extensions it names: creation, termination, expiration', async () => {
+    const upload = await createUpload();
+    const options = await tusRequest(upload.url, 'OPTIONS');
+    expect(options.status).toBeLessThan(300);
+    const extensions = (options.headers.get('tus-extension') ?? '').split(',').map((e) => e.trim());
+    expect(extensions).toEqual(expect.arrayContaining(['creation', 'termination', 'expiration']));
+    const created = await tusRequest(upload.url, 'POST', { 'Upload-Length': '100000' });
+    expect(created.status).toBe(201);
+    // Expiration: the date the unfinished upload goes, the upload's own.
+    const expires = Date.parse(created.headers.get('upload-expires') ?? '');
+    expect(Math.abs(expires / 1000 - upload.expires_at)).toBeLessThanOrEqual(1);
+    expect(
+      (await tusRequest(upload.url, 'PATCH', { 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }, Buffer.alloc(1000, 1))).status,
+    ).toBe(204);
+    expect(fs.existsSync(bytesOf(upload.id))).toBe(true);
+    // Termination: the client gives up; its bytes go, and the upload is no more.
+    expect((await tusRequest(upload.url, 'DELETE')).status).toBe(204);
+    expect(fs.existsSync(bytesOf(upload.id))).toBe(false);
+    expect([404, 410]).toContain((await tusRequest(upload.url, 'HEAD')).status);
+  });
+
   it('refuses a wrong secret like an unknown upload, and does not serve GET', async () => {
     const upload = await createUpload();
     const wrong = upload.url.replace(/\/[\w-]{43}$/, `/${'A'.repeat(43)}`);

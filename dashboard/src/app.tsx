@@ -1,6 +1,7 @@
 import { useEffect } from 'preact/hooks';
 import { Link, Redirect, Route, Router, Switch, useLocation } from 'wouter-preact';
 import { Analytics, PlayerAnalytics } from './pages/analytics.tsx';
+import { Defaults } from './pages/defaults.tsx';
 import { HubPage, Hubs } from './pages/hubs.tsx';
 import { UseLink } from './pages/link.tsx';
 import { LiveStreamPage, LiveStreams } from './pages/live.tsx';
@@ -70,6 +71,7 @@ function SignedIn() {
           <Route path="/hubs" component={Hubs} />
           <Route path="/hubs/:id">{(params: { id: string }) => <HubPage key={params.id} id={Number(params.id)} />}</Route>
           <Route path="/live/:id">{(params: { id: string }) => <LiveStreamPage key={params.id} id={Number(params.id)} />}</Route>
+          <Route path="/players/defaults" component={Defaults} />
           <Route path="/players/:id/analytics">{(params: { id: string }) => <PlayerAnalytics key={params.id} id={Number(params.id)} />}</Route>
           <Route path="/players/:pid/chapters/:cid">
             {(params: { pid: string; cid: string }) => <Timeline key={params.cid} playerId={Number(params.pid)} chapterId={Number(params.cid)} />}

@@ -1404,6 +1404,8 @@ export interface paths {
                     page?: number;
                     /** @description Prefix of the video name */
                     query?: string;
+                    /** @description Only the videos in this status; processing includes those queued for it (status null). Not in the spec: an addition for the web dashboard */
+                    status?: "waiting_for_upload" | "processing" | "ready" | "error";
                 };
                 header?: never;
                 path?: never;
@@ -5912,7 +5914,32 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Whether embed code access and embedded playback of a player are enabled */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @example 6f1c2b8e-4d3a-4e5f-9a7b-0c1d2e3f4a5b */
+                    uuid: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            embed_enabled: boolean;
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         /** Enable embed code access and embedded playback of a player (embeds allotment +1) */
         post: {

@@ -6,9 +6,11 @@ import { pgDriver } from './pg-driver.ts';
 import { Kysely, SqliteDialect, type Dialect } from 'kysely';
 import { SchemaPostgresDialect } from './pg-schema-dialect.ts';
 import type { DB } from './schema.ts';
+import { ChangeBell } from './change-bell.ts';
 import { PgChangeClock, SqliteChangeClock, type ChangeClock } from './change-clock.ts';
 import { listenForChanges, wrapPgPool } from './pg-connection.ts';
 import { attachReadCache, ReadCache } from './read-cache.ts';
+import { SERVER_CHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { wrapSqlite } from './sqlite-connection.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -28,6 +30,15 @@ export interface DatabaseOptions {
   /** PostgreSQL schema (search_path) to use; tests give each file its own. */
   pgSchema?: string;
   poolSize?: number;
+  /** SQLite in a file: checkpoint its write-ahead log on a thread of its own (the server; not the CLI). */
+  backgroundCheckpoints?: boolean | { fromPages?: number };
+  /**
+   * Every read sees every commit that finished before it began, whichever process of this machine
+   * made it: for processes that take turns serving one client (API_PROCESSES). SQLite then asks for
+   * other connections' commits at every cached read; on PostgreSQL, whose notifications of them can
+   * come after such a read, the processes ring each other through `bellFile` (src/db/change-bell.ts).
+   */
+  strictChanges?: { bellFile: string };
 }
 
 export function openDatabase(options: DatabaseOptions): Database {
@@ -39,8 +50,8 @@ export function openDatabase(options: DatabaseOptions): Database {
     const settings = [...(inherited ? [inherited] : []), '-c jit=off', ...(options.pgSchema ? [`-c search_path=${options.pgSchema}`] : [])];
     const connection: pg.ClientConfig = { connectionString: options.url, options: settings.join(' ') };
     const pool = new (pgDriver().Pool)({ ...connection, max: options.poolSize ?? 10 });
-    const clock = new PgChangeClock();
-    const db = new Kysely<DB>({ dialect: new SchemaPostgresDialect({ pool: wrapPgPool(pool, () => clock.changed()) }) });
+    const clock = new PgChangeClock(options.strictChanges ? new ChangeBell(options.strictChanges.bellFile) : undefined);
+    const db = new Kysely<DB>({ dialect: new SchemaPostgresDialect({ pool: wrapPgPool(pool, (committed) => clock.changed(committed)) }) });
     // Named after the schema when one is given, so that an operator (or a test) can tell them apart.
     const listener = { ...connection, application_name: `reelbase changes${options.pgSchema ? ` ${options.pgSchema}` : ''}` };
     const stopListening = listenForChanges(listener, clock);
@@ -50,8 +61,12 @@ export function openDatabase(options: DatabaseOptions): Database {
       dialect: 'postgres',
       clock,
       destroy: async () => {
-        await stopListening();
-        await db.destroy();
+        try {
+          await stopListening();
+          await db.destroy();
+        } finally {
+          clock.close();
+        }
       },
     };
   }
@@ -70,16 +85,20 @@ export function openDatabase(options: DatabaseOptions): Database {
   sqlite.pragma('mmap_size = 268435456');
   sqlite.pragma('cache_size = -65536');
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
-  const clock = new SqliteChangeClock(() => dataVersion.get() as number);
+  const clock = new SqliteChangeClock(() => dataVersion.get() as number, options.strictChanges ? 0 : 1);
   const dialect: Dialect = new SqliteDialect({ database: wrapSqlite(sqlite, () => clock.changed()) });
   const db = new Kysely<DB>({ dialect });
   attachReadCache(db, new ReadCache(clock));
+  const background = options.backgroundCheckpoints && file !== ':memory:' ? options.backgroundCheckpoints : null;
+  if (background) sqlite.pragma(`wal_autocheckpoint = ${SERVER_CHECKPOINT_PAGES}`);
+  const checkpointer = background ? new SqliteCheckpointer(file, background === true ? {} : background) : null;
   return {
     db,
     dialect: 'sqlite',
     clock,
-    destroy: () => {
+    destroy: async () => {
       clock.close();
+      await checkpointer?.stop();
       return db.destroy();
     },
   };

@@ -30,6 +30,7 @@ import * as m0028 from './migrations/0028_users_tags_at_size.ts';
 import * as m0029 from './migrations/0029_sign_in.ts';
 import * as m0030 from './migrations/0030_webhook_deliveries.ts';
 import * as m0031 from './migrations/0031_token_creators.ts';
+import * as m0032 from './migrations/0032_videos_by_status.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   '0029_sign_in': m0029,
   '0030_webhook_deliveries': m0030,
   '0031_token_creators': m0031,
+  '0032_videos_by_status': m0032,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -26,9 +26,10 @@ function unchanged(result: pg.QueryResult): boolean {
  * own writes move the change clock before the caller goes on: a request sees the writes of the requests
  * before it at once, without waiting for the notification about them. The COMMIT matters: a read over
  * another connection between a write and its commit may have cached the old row. A transaction that
- * only read moves nothing.
+ * only read moves nothing. `committed` says whether other connections can see the change already (a
+ * COMMIT, or a statement outside a transaction): only then is it worth telling other processes.
  */
-export function wrapPgPool(pool: pg.Pool, onChange: () => void): PostgresPool {
+export function wrapPgPool(pool: pg.Pool, onChange: (committed: boolean) => void): PostgresPool {
   return {
     async connect() {
       const client = await pool.connect();
@@ -36,16 +37,22 @@ export function wrapPgPool(pool: pg.Pool, onChange: () => void): PostgresPool {
         wrapped.add(client);
         const query = client.query.bind(client) as (...args: unknown[]) => Promise<pg.QueryResult>;
         let wrote = false;
+        let inTransaction = false;
         (client as { query: unknown }).query = async (...args: unknown[]) => {
           const result = await query(...args);
           const command = (result as pg.QueryResult | undefined)?.command;
-          if (command === 'BEGIN') wrote = false;
-          else if (command === 'COMMIT' || command === 'ROLLBACK') {
-            if (wrote) onChange();
+          if (command === 'BEGIN') {
             wrote = false;
+            inTransaction = true;
+          }
+          // ROLLBACK TO SAVEPOINT has the tag ROLLBACK too, and the transaction goes on.
+          else if (command === 'COMMIT' || (command === 'ROLLBACK' && !/^\s*rollback\s+to\b/i.test(textOf(args[0])))) {
+            if (wrote) onChange(command === 'COMMIT');
+            wrote = false;
+            inTransaction = false;
           } else if ((!result || !unchanged(result)) && !writesOnlyUncached(textOf(args[0]))) {
             wrote = true;
-            onChange();
+            onChange(!inTransaction);
           }
           return result;
         };
@@ -100,7 +107,7 @@ export function listenForChanges(config: pg.ClientConfig, clock: PgChangeClock):
       await c.connect();
       const schema = (await c.query<{ schema: string }>('select current_schema() as schema')).rows[0].schema;
       c.on('notification', (n) => {
-        if (n.payload === schema) clock.changed();
+        if (n.payload === schema) clock.notified();
       });
       await c.query(`listen ${CHANGE_CHANNEL}`);
       if (client !== c) return;

@@ -64,7 +64,11 @@ export function wrapSqlite(db: BetterSqlite3.Database, onChange: () => void): Sq
     prepare(sql: string) {
       let prepared = cache.get(sql);
       if (prepared) return prepared;
-      prepared = new Prepared(db, sql, db.prepare(sql), onChange);
+      // Kysely begins a transaction with a bare BEGIN, which takes the write lock only at the first
+      // write: should another process (API_PROCESSES, the CLI, a worker) commit after the transaction
+      // read, that write fails at once with SQLITE_BUSY_SNAPSHOT, which no busy timeout waits out (a
+      // 500 under the mixed bench with two processes). Taken first, the lock is waited for instead.
+      prepared = new Prepared(db, sql, db.prepare(sql === 'begin' ? 'begin immediate' : sql), onChange);
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
       cache.set(sql, prepared);
       return prepared;

@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
 import pg from 'pg';
-import { buildDashboard } from '../../scripts/build-dashboard.mjs';
 
 const PREFIX = 'rbtest_';
 /** Leftovers of an interrupted run older than this are dropped when a run starts. */
@@ -30,8 +31,9 @@ async function dropSchemas(keep: (run: string) => boolean): Promise<void> {
 let run = '';
 
 export async function setup(): Promise<void> {
-  // The dashboard's page and assets as the sources are now (npm ci built them once; an edit since must show).
-  await buildDashboard();
+  // The bundles (server, CLI) and the dashboard's assets as the sources are now: npm ci built them
+  // once, and an edit since must show in the tests that run them as a user does (npm start, the CLI).
+  execFileSync(process.execPath, [path.join(import.meta.dirname, '..', '..', 'scripts', 'build.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] });
   run = Date.now().toString(36);
   process.env.REELBASE_TEST_RUN = run;
   // Another run's schemas are kept unless they are stale (a run name that is not a time is an old layout: stale).

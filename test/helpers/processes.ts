@@ -28,3 +28,14 @@ export async function freshSchemaEnv(name: string): Promise<{ DATABASE_URL: stri
   }
   return { DATABASE_URL: url, PGOPTIONS: `-c search_path=${schema}` };
 }
+
+/** Polls `check` every 50 ms until it answers something truthy (a throw counts as not yet). */
+export async function until<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check().catch(() => null);
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

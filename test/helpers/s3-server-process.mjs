@@ -8,12 +8,17 @@
  * and AbortMultipartUpload: they are answered here from s3rver's own upload folders, in S3's XML,
  * before its router sees them. And s3rver deletes the objects of one DeleteObjects request in
  * parallel, each removing the folders it leaves empty, so two race on a shared folder: its deletes are
- * taken one at a time. (Faults of the test server, not of S3.)
+ * taken one at a time. And s3rver writes a PUT's body straight over the object, so a request cut off
+ * halfway leaves half an object where S3 keeps the previous version: bodies are written to a file of
+ * their own and put in place only once whole. (Faults of the test server, not of S3.)
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 const require = createRequire(import.meta.url);
 const S3rver = require('s3rver');
@@ -27,6 +32,35 @@ FilesystemStore.prototype.deleteObject = function (...args) {
   const run = deletes.then(() => deleteObject.apply(this, args));
   deletes = run.catch(() => {});
   return run;
+};
+
+const putObject = FilesystemStore.prototype.putObject;
+FilesystemStore.prototype.putObject = async function (object) {
+  if (Buffer.isBuffer(object.content)) return putObject.call(this, object);
+  const objectPath = this.getResourcePath(object.bucket, object.key, 'object');
+  await fsp.mkdir(path.dirname(objectPath), { recursive: true });
+  const incoming = `${objectPath}.incoming-${crypto.randomBytes(6).toString('hex')}`;
+  const md5 = crypto.createHash('md5');
+  let size = 0;
+  const count = new Transform({
+    transform(chunk, encoding, callback) {
+      md5.update(chunk);
+      size += chunk.length;
+      callback(null, chunk);
+    },
+  });
+  // A body whose connection goes away ends here, and so does its file.
+  const cut = new Promise((_, reject) => object.content.once('aborted', () => reject(new Error('the request was cut off'))));
+  try {
+    await Promise.race([pipeline(object.content, count, fs.createWriteStream(incoming)), cut]);
+    await fsp.rename(incoming, objectPath);
+  } catch (err) {
+    await fsp.rm(incoming, { force: true });
+    throw err;
+  }
+  const digest = md5.digest('hex');
+  await this.putMetadata(object.bucket, object.key, object.metadata, digest);
+  return { size, md5: digest };
 };
 
 const xmlEscape = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

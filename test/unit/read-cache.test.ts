@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ReadCache, viewOf } from '../../src/db/read-cache.ts';
-import { SqliteChangeClock } from '../../src/db/change-clock.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ChangeBell } from '../../src/db/change-bell.ts';
+import { PgChangeClock, SqliteChangeClock } from '../../src/db/change-clock.ts';
 import type { ChangeClock } from '../../src/db/change-clock.ts';
 
 function fakeClock(start: number | null = 0): ChangeClock & { value: number | null } {
@@ -86,6 +90,62 @@ describe('SqliteChangeClock', () => {
     expect(clock.now()).toBe(start! + 2);
     clock.close();
     expect(clock.now()).toBeNull();
+  });
+});
+
+describe('PgChangeClock with a change bell', () => {
+  it("moves at once on another process's ring, not on its own, and not for a notification's echo", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-bell-'));
+    const file = path.join(dir, 'change-bell.sqlite');
+    const [a, b] = [new PgChangeClock(new ChangeBell(file)), new PgChangeClock(new ChangeBell(file))];
+    try {
+      a.listening(true);
+      b.listening(true);
+      const [a0, b0] = [a.now(), b.now()];
+      // A write inside a transaction moves only a's clock: b could not see it yet.
+      a.changed(false);
+      expect(a.now()).toBe(a0! + 1);
+      expect(b.now()).toBe(b0);
+      a.changed(true);
+      expect(a.now()).toBe(a0! + 2);
+      // b heard a's ring synchronously: no notification needed.
+      expect(b.now()).toBe(b0! + 1);
+      expect(b.now()).toBe(b0! + 1);
+      // A notification moves only the clock that hears it; it rings no one.
+      b.notified();
+      expect(b.now()).toBe(b0! + 2);
+      expect(a.now()).toBe(a0! + 2);
+    } finally {
+      a.close();
+      b.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('PgChangeClock with a change bell that fails', () => {
+  it('keeps the write a success, caches nothing while the bell is down, and caches again once it rings', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-bell-'));
+    const bell = new ChangeBell(path.join(dir, 'change-bell.sqlite'));
+    const clock = new PgChangeClock(bell);
+    const ring = vi.spyOn(bell, 'ring');
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      clock.listening(true);
+      expect(clock.now()).not.toBeNull();
+      ring.mockImplementationOnce(() => {
+        throw new Error('database is locked');
+      });
+      expect(() => clock.changed(true)).not.toThrow();
+      expect(clock.now()).toBeNull();
+      expect(String(stderr.mock.calls[0]?.[0])).toMatch(/change bell failed \(database is locked\)/);
+      clock.changed(true);
+      expect(clock.now()).not.toBeNull();
+    } finally {
+      stderr.mockRestore();
+      clock.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

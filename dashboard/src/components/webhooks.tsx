@@ -5,6 +5,22 @@ import { CopyField } from './copy.tsx';
 import { FormError } from './field.tsx';
 
 type Kind = 'analytics' | 'players';
+
+/** The API's operations on each kind of webhook. */
+const PATHS = {
+  analytics: {
+    list: '/dashboard/v1/organizations/{organization_id}/webhooks/analytics',
+    one: '/dashboard/v1/organizations/{organization_id}/webhooks/analytics/{id}',
+    test: '/dashboard/v1/organizations/{organization_id}/webhooks/analytics/{id}/test',
+    deliveries: '/dashboard/v1/organizations/{organization_id}/webhooks/analytics/{id}/deliveries',
+  },
+  players: {
+    list: '/dashboard/v1/organizations/{organization_id}/webhooks/players',
+    one: '/dashboard/v1/organizations/{organization_id}/webhooks/players/{id}',
+    test: '/dashboard/v1/organizations/{organization_id}/webhooks/players/{id}/test',
+    deliveries: '/dashboard/v1/organizations/{organization_id}/webhooks/players/{id}/deliveries',
+  },
+} as const;
 type Webhook = paths['/dashboard/v1/organizations/{organization_id}/webhooks/analytics']['get']['responses'][200]['content']['application/json'][number];
 type Delivery =
   paths['/dashboard/v1/organizations/{organization_id}/webhooks/analytics/{id}/deliveries']['get']['responses'][200]['content']['application/json'][number];
@@ -25,30 +41,19 @@ export function Webhooks({ organizationId }: { organizationId: number }) {
   const path = { organization_id: organizationId };
 
   const load = useCallback(async () => {
-    const [a, p] = await Promise.all([
-      api.GET('/dashboard/v1/organizations/{organization_id}/webhooks/analytics', { params: { path } }),
-      api.GET('/dashboard/v1/organizations/{organization_id}/webhooks/players', { params: { path } }),
-    ]);
+    const [a, p] = await Promise.all([api.GET(PATHS.analytics.list, { params: { path } }), api.GET(PATHS.players.list, { params: { path } })]);
     setHooks([...(a.data ?? []).map((h) => ({ ...h, kind: 'analytics' as const })), ...(p.data ?? []).map((h) => ({ ...h, kind: 'players' as const }))]);
   }, [organizationId]);
   useEffect(() => void load(), [load]);
 
   async function showDeliveries(hook: Webhook & { kind: Kind }) {
-    const url =
-      hook.kind === 'analytics'
-        ? '/dashboard/v1/organizations/{organization_id}/webhooks/analytics/{id}/deliveries'
-        : '/dashboard/v1/organizations/{organization_id}/webhooks/players/{id}/deliveries';
-    const { data } = await api.GET(url, { params: { path: { ...path, id: hook.id } } });
+    const { data } = await api.GET(PATHS[hook.kind].deliveries, { params: { path: { ...path, id: hook.id } } });
     setDeliveries((all) => ({ ...all, [hook.id]: data ?? [] }));
   }
 
   async function test(hook: Webhook & { kind: Kind }) {
     setProblem(null);
-    const url =
-      hook.kind === 'analytics'
-        ? '/dashboard/v1/organizations/{organization_id}/webhooks/analytics/{id}/test'
-        : '/dashboard/v1/organizations/{organization_id}/webhooks/players/{id}/test';
-    const { error } = await api.POST(url, { params: { path: { ...path, id: hook.id } } });
+    const { error } = await api.POST(PATHS[hook.kind].test, { params: { path: { ...path, id: hook.id } } });
     if (error) return setProblem(problemOf(error).message);
     // The message goes out with the job queue: look again a little later.
     await showDeliveries(hook);
@@ -56,11 +61,7 @@ export function Webhooks({ organizationId }: { organizationId: number }) {
   }
 
   async function remove(hook: Webhook & { kind: Kind }) {
-    const url =
-      hook.kind === 'analytics'
-        ? '/dashboard/v1/organizations/{organization_id}/webhooks/analytics/{id}'
-        : '/dashboard/v1/organizations/{organization_id}/webhooks/players/{id}';
-    const { error } = await api.DELETE(url, { params: { path: { ...path, id: hook.id } } });
+    const { error } = await api.DELETE(PATHS[hook.kind].one, { params: { path: { ...path, id: hook.id } } });
     if (error) setProblem(problemOf(error).message);
     await load();
   }
@@ -70,11 +71,7 @@ export function Webhooks({ organizationId }: { organizationId: number }) {
     setFields({});
     setProblem(null);
     setSecret(null);
-    const url =
-      form.kind === 'analytics'
-        ? '/dashboard/v1/organizations/{organization_id}/webhooks/analytics'
-        : '/dashboard/v1/organizations/{organization_id}/webhooks/players';
-    const { data, error } = await api.POST(url, { params: { path }, body: { url: form.url } });
+    const { data, error } = await api.POST(PATHS[form.kind].list, { params: { path }, body: { url: form.url } });
     if (!data) {
       const p = problemOf(error);
       setFields(p.fields);

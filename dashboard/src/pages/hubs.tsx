@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
 import { api, problemOf } from '../api.ts';
 import { Field, FormError } from '../components/field.tsx';
+import { useReorder } from '../components/reorder.ts';
 import type { paths } from '../openapi.d.ts';
 import { mayWrite, session } from '../session.ts';
 
@@ -120,6 +121,12 @@ export function HubPage({ id }: { id: number }) {
     await load();
   }
 
+  /** Puts a category at another place (its button, or dropped on another category). */
+  function placeCategory(categoryId: number, position: number) {
+    void write(api.PATCH('/dashboard/v1/hubs/{id}/categories/{category_id}', { params: { path: { id, category_id: categoryId } }, body: { position } }));
+  }
+  const reorder = useReorder(writable, placeCategory);
+
   if (hub === undefined) return <section class="page" aria-busy="true" />;
   if (hub === null) {
     return (
@@ -156,8 +163,14 @@ export function HubPage({ id }: { id: number }) {
       <FormError message={problem} />
       <p class="muted small">The public page shows the players whose videos are ready and that are released.</p>
       {categories.map((c, i) => (
-        <section class="card" key={c.id} aria-labelledby={`category-${c.id}`}>
-          <div class="card__header">
+        <section
+          class={`card${reorder.dragged === c.id ? ' card--dragged' : ''}`}
+          key={c.id}
+          aria-labelledby={`category-${c.id}`}
+          data-category-id={c.id}
+          {...reorder.target(c.id, i)}
+        >
+          <div class={`card__header${writable ? ' card__header--handle' : ''}`} {...reorder.handle(c.id)}>
             <h2 id={`category-${c.id}`}>{c.name}</h2>
             {writable ? (
               <span class="actions">
@@ -166,11 +179,7 @@ export function HubPage({ id }: { id: number }) {
                   type="button"
                   disabled={i === 0}
                   aria-label={`Move ${c.name} up`}
-                  onClick={() =>
-                    void write(
-                      api.PATCH('/dashboard/v1/hubs/{id}/categories/{category_id}', { params: { path: { id, category_id: c.id } }, body: { position: i - 1 } }),
-                    )
-                  }
+                  onClick={() => placeCategory(c.id, i - 1)}
                 >
                   ↑
                 </button>

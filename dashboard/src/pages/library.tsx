@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, problemOf } from '../api.ts';
+import { VideoPoster } from '../components/poster.tsx';
 import { ListHeader } from '../components/list-header.tsx';
 import { Pager } from '../components/pager.tsx';
 import type { paths } from '../openapi.d.ts';
@@ -13,17 +14,27 @@ export type Video = Extract<paths['/dashboard/v1/videos']['get']['responses'][20
 const PER_PAGE = 50;
 const POLL_MS = 3000;
 
-/** The organization's videos, newest first. */
-function newestVideos(query: string, page: number): Promise<Listed<Video>> {
+type Status = NonNullable<NonNullable<paths['/dashboard/v1/videos']['get']['parameters']['query']>['status']>;
+const STATUSES: Array<[Status | '', string]> = [
+  ['', 'Any status'],
+  ['ready', 'Ready'],
+  ['processing', 'Processing'],
+  ['waiting_for_upload', 'Waiting for upload'],
+  ['error', 'Failed'],
+];
+
+/** The organization's videos, newest first (of one status, when one is chosen). */
+function newestVideos(query: string, status: Status | '', page: number): Promise<Listed<Video>> {
   const q = query.trim() || undefined;
   return newestFirst(PER_PAGE, page, async (per_page, p) => {
-    const { data, error } = await api.GET('/dashboard/v1/videos', { params: { query: { per_page, page: p, query: q } } });
+    const { data, error } = await api.GET('/dashboard/v1/videos', { params: { query: { per_page, page: p, query: q, status: status || undefined } } });
     return data && 'videos' in data ? { items: data.videos, count: data.summary.count } : { error: problemOf(error).message };
   });
 }
 
 export function Library() {
   const [query, setQuery] = useState('');
+  const [status, setStatus] = useState<Status | ''>('');
   const [page, setPage] = useState(1);
   const [videos, setVideos] = useState<Video[] | null>(null);
   const [count, setCount] = useState(0);
@@ -34,12 +45,12 @@ export function Library() {
   const earlier = unfinished().filter((u) => !uploads.value.some((x) => x.name === u.name && x.size === u.size));
 
   const load = useCallback(async () => {
-    const result = await newestVideos(query, page);
+    const result = await newestVideos(query, status, page);
     if ('error' in result) return setProblem(result.error);
     setProblem(null);
     setVideos(result.items);
     setCount(result.count);
-  }, [query, page]);
+  }, [query, status, page]);
 
   useEffect(() => {
     void load();
@@ -76,6 +87,24 @@ export function Library() {
           setPage(1);
         }}
       />
+
+      <p class="filters">
+        <label for="status-filter">Status</label>{' '}
+        <select
+          id="status-filter"
+          value={status}
+          onChange={(e) => {
+            setStatus(e.currentTarget.value as Status | '');
+            setPage(1);
+          }}
+        >
+          {STATUSES.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </p>
 
       {writable ? (
         <div
@@ -149,7 +178,7 @@ export function Library() {
       {videos === null ? (
         <p aria-busy="true">Loading…</p>
       ) : videos.length === 0 ? (
-        <p class="empty">{query ? 'No video has a name starting with that.' : writable ? 'No videos yet. Upload one to begin.' : 'No videos yet.'}</p>
+        <p class="empty">{query || status ? 'No video matches.' : writable ? 'No videos yet. Upload one to begin.' : 'No videos yet.'}</p>
       ) : (
         <table class="table">
           <caption class="visually-hidden">Videos, newest first</caption>
@@ -171,7 +200,10 @@ export function Library() {
               const status = statusLabel(v.status);
               return (
                 <tr key={v.id} data-video-id={v.id}>
-                  <td>{v.name}</td>
+                  <td class="named">
+                    <VideoPoster id={v.id} ready={v.status === 'ready'} />
+                    <span>{v.name}</span>
+                  </td>
                   <td>
                     <span class={`badge badge--${status.tone}`} title={v.error_message ?? undefined}>
                       {status.text}

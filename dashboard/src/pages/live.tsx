@@ -299,11 +299,31 @@ export function LiveStreamPage({ id }: { id: number }) {
               <dt>DVR</dt>
               <dd>{i.dvr_enabled ? 'on' : 'off'}</dd>
               <dt>Recording</dt>
-              <dd>{i.vod_created_at && i.video_id ? <Link href="/">In the library</Link> : 'after the broadcast'}</dd>
+              <dd>{i.vod_created_at && i.video_id ? <RecordingLinks playerUuid={i.player_uuid} /> : 'after the broadcast'}</dd>
             </dl>
           </section>
         </div>
       </div>
     </section>
+  );
+}
+
+/** Where the recording is: the broadcast's player (the recording is its chapter) and its watch page. */
+function RecordingLinks({ playerUuid }: { playerUuid: string }) {
+  const [playerId, setPlayerId] = useState<number | null>(null);
+  useEffect(() => {
+    void api.GET('/dashboard/v1/players/uuid={uuid}', { params: { path: { uuid: playerUuid } } }).then(({ data }) => setPlayerId(data?.id ?? null));
+  }, [playerUuid]);
+  return (
+    <>
+      {playerId ? (
+        <>
+          <Link href={`/players/${playerId}`}>Its player</Link> ·{' '}
+        </>
+      ) : null}
+      <a href={`/watch/${playerUuid}`} target="_blank" rel="noopener">
+        Watch the recording
+      </a>
+    </>
   );
 }

@@ -4,6 +4,8 @@ import { api, problemOf } from '../api.ts';
 import { Captions } from '../components/captions.tsx';
 import { CopyField } from '../components/copy.tsx';
 import { Field, FormError } from '../components/field.tsx';
+import { useReorder } from '../components/reorder.ts';
+import { Thumbnails } from '../components/thumbnails.tsx';
 import { duration, statusLabel } from '../format.ts';
 import { mayWrite, session } from '../session.ts';
 import type { Video } from './library.tsx';
@@ -50,12 +52,18 @@ export function PlayerPage({ id }: { id: number }) {
   const [library, setLibrary] = useState<Video[]>([]);
   const [adding, setAdding] = useState('');
   const [previewKey, setPreviewKey] = useState(0);
+  const [embeddable, setEmbeddable] = useState<boolean | null>(null);
   const writable = mayWrite(session.value);
+  // A chapter dropped on another takes its place (moveTo, below: a drop comes once the chapters are drawn).
+  const reorder = useReorder(writable, (chapterId, index) => moveTo(chapterId, index));
 
   const load = useCallback(async () => {
     const { data } = await api.GET('/dashboard/v1/players/{id}', { params: { path: { id } } });
     setPlayer(data ?? null);
-    if (data) setSettings(settingsOf(data));
+    if (!data) return;
+    setSettings(settingsOf(data));
+    const embed = await api.GET('/dashboard/v1/players/uuid={uuid}/embed', { params: { path: { uuid: data.uuid } } });
+    setEmbeddable(embed.data?.embed_enabled ?? null);
   }, [id]);
   useEffect(() => void load(), [load]);
   useEffect(() => {
@@ -91,13 +99,27 @@ export function PlayerPage({ id }: { id: number }) {
     } else setProblem(problemOf(error).message);
   }
 
-  function move(chapter: Chapter, by: number) {
+  /** Puts a chapter at another place (by its buttons, or dropped on another chapter). */
+  function moveTo(chapterId: number, to: number) {
     const order = chapters.map((c) => c.id);
-    const from = order.indexOf(chapter.id);
-    const to = from + by;
-    if (to < 0 || to >= order.length) return;
+    const from = order.indexOf(chapterId);
+    if (from < 0 || to < 0 || to >= order.length || to === from) return;
     order.splice(to, 0, ...order.splice(from, 1));
     void writeChapters(order.map((cid, position) => ({ id: cid, position })));
+  }
+  const move = (chapter: Chapter, by: number) => moveTo(chapter.id, chapters.indexOf(chapter) + by);
+
+  /** Embedding on or off: its own operation, counted against the embeds allotment. */
+  async function setEmbedding(on: boolean) {
+    setProblem(null);
+    const path = { path: { uuid: player!.uuid } };
+    const { data, error } = on
+      ? await api.POST('/dashboard/v1/players/uuid={uuid}/embed', { params: path })
+      : await api.DELETE('/dashboard/v1/players/uuid={uuid}/embed', { params: path });
+    if (data) {
+      setEmbeddable(data.embed_enabled);
+      setPreviewKey((k) => k + 1);
+    } else setProblem(problemOf(error).message);
   }
 
   async function addChapter(event: Event) {
@@ -178,8 +200,10 @@ export function PlayerPage({ id }: { id: number }) {
               {chapters.map((c, i) => {
                 const status = statusLabel(c.video_attributes.status);
                 return (
-                  <li class="chapter" key={c.id}>
-                    <span class="chapter__index">{i + 1}</span>
+                  <li class={`chapter${reorder.dragged === c.id ? ' chapter--dragged' : ''}`} key={c.id} data-chapter-id={c.id} {...reorder.target(c.id, i)}>
+                    <span class={`chapter__index${writable ? ' chapter__grip' : ''}`} {...reorder.handle(c.id)}>
+                      {i + 1}
+                    </span>
                     <span class="chapter__name">{c.video_attributes.name}</span>
                     <span class={`badge badge--${status.tone}`}>{status.text}</span>
                     <span class="muted">{duration(c.video_attributes.seconds)}</span>
@@ -240,9 +264,30 @@ export function PlayerPage({ id }: { id: number }) {
 
           <Captions chapters={chapters} writable={writable} />
 
+          <Thumbnails
+            playerUuid={player.uuid}
+            videos={[
+              ...new Map(
+                chapters.filter((c) => c.video_attributes.status === 'ready').map((c) => [c.video_id, { id: c.video_id, name: c.video_attributes.name }]),
+              ).values(),
+            ]}
+            writable={writable}
+            onChange={() => setPreviewKey((k) => k + 1)}
+          />
+
           <section class="card" aria-labelledby="share-title">
             <h2 id="share-title">Share and embed</h2>
             <CopyField label="Share link" value={watchUrl} />
+            <label class="check">
+              <input
+                type="checkbox"
+                checked={embeddable === true}
+                disabled={!writable || embeddable === null}
+                onChange={(e) => void setEmbedding(e.currentTarget.checked)}
+              />{' '}
+              Other sites may embed this player
+            </label>
+            {embeddable === false ? <p class="muted small">Embedding is off: the embed page and the codes below answer nothing until it is on again.</p> : null}
             <CopyField label="Embed code (fixed size)" value={fixed} multiline />
             <CopyField label="Embed code (responsive)" value={responsive} multiline />
           </section>

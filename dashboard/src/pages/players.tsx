@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
 import { api, problemOf } from '../api.ts';
+import { PlayerPoster } from '../components/poster.tsx';
 import { ListHeader } from '../components/list-header.tsx';
 import { Pager } from '../components/pager.tsx';
 import { FormError } from '../components/field.tsx';
@@ -68,6 +69,9 @@ export function Players() {
           </button>
         </form>
       ) : null}
+      <p class="small">
+        <Link href="/players/defaults">Default CTAs</Link> <span class="muted">are shown on every player.</span>
+      </p>
       <FormError message={problem} />
       {players === null ? (
         <p aria-busy="true">Loading…</p>
@@ -86,7 +90,8 @@ export function Players() {
           <tbody>
             {players.map((p) => (
               <tr key={p.id}>
-                <td>
+                <td class="named">
+                  <PlayerPoster id={p.id} />
                   <Link href={`/players/${p.id}`}>{p.name}</Link>
                 </td>
                 <td>{p.chapters_attributes.length}</td>

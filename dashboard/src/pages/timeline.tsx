@@ -1,25 +1,14 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { api, problemOf } from '../api.ts';
-import { Field, FormError } from '../components/field.tsx';
+import { changeOf, CtaEditor, draftOf, NEW_CTA_HTML, type Cta, type CtaDraft } from '../components/cta-editor.tsx';
+import { FormError } from '../components/field.tsx';
 import { duration as clock } from '../format.ts';
 import type { paths } from '../openapi.d.ts';
 import { mayWrite, session } from '../session.ts';
 import type { Player } from './players.tsx';
 
-type Cta = paths['/dashboard/v1/ctas/{id}']['get']['responses'][200]['content']['application/json'];
 type Gate = Extract<paths['/dashboard/v1/events']['get']['responses'][200]['content']['application/json'], { events: unknown }>['events'][number];
-type Draft = { second: string; duration: string; width: string; html: string; postRoll: boolean };
-
-const draftOf = (c: Cta): Draft => ({
-  second: String(Math.max(0, c.second)),
-  duration: c.duration === null ? '' : String(c.duration),
-  width: c.width === null ? '' : String(c.width),
-  html: c.html,
-  postRoll: c.second === -1,
-});
-
-const NEW_CTA_HTML = '<p><a href="https://www.example.com" target="_blank">Learn more</a></p>';
 
 /**
  * A chapter's CTAs on a timeline under the preview player: add one, drag it to move it, drag its
@@ -31,7 +20,7 @@ export function Timeline({ playerId, chapterId }: { playerId: number; chapterId:
   const [player, setPlayer] = useState<Player | null>(null);
   const [ctas, setCtas] = useState<Cta[]>([]);
   const [selected, setSelected] = useState<number | null>(null);
-  const [draft, setDraft] = useState<Draft | null>(null);
+  const [draft, setDraft] = useState<CtaDraft | null>(null);
   const [fields, setFields] = useState<Record<string, string>>({});
   const [problem, setProblem] = useState<string | null>(null);
   const [previewKey, setPreviewKey] = useState(0);
@@ -115,20 +104,6 @@ export function Timeline({ playerId, chapterId }: { playerId: number; chapterId:
     setCtas((all) => all.filter((c) => c.id !== id));
     select(null);
     setPreviewKey((k) => k + 1);
-  }
-
-  async function save(event: Event) {
-    event.preventDefault();
-    if (selected === null || !draft) return;
-    const number = (v: string) => (v.trim() === '' ? null : Number(v));
-    const duration = number(draft.duration);
-    await update(selected, {
-      second: draft.postRoll ? -1 : (number(draft.second) ?? 0),
-      duration,
-      auto_close: duration !== null,
-      width: number(draft.width) ?? undefined,
-      html: draft.html,
-    });
   }
 
   /** Dragging a block (move) or its right edge (resize): seconds follow the pointer, the API gets the result. */
@@ -301,76 +276,15 @@ export function Timeline({ playerId, chapterId }: { playerId: number; chapterId:
       </section>
 
       {draft && selected !== null ? (
-        <form class="card stack" onSubmit={(e) => void save(e)} aria-labelledby="cta-title">
-          <h2 id="cta-title">CTA {selected}</h2>
-          <fieldset class="plain" disabled={!writable}>
-            <div class="field-row field-row--4">
-              <Field
-                label="Second"
-                type="number"
-                min={0}
-                value={draft.second}
-                disabled={draft.postRoll}
-                error={fields.second}
-                onInput={(e) => setDraft({ ...draft, second: e.currentTarget.value })}
-              />
-              <Field
-                label="Duration (seconds)"
-                type="number"
-                min={0}
-                value={draft.duration}
-                error={fields.duration}
-                hint="Empty: until the viewer closes it."
-                onInput={(e) => setDraft({ ...draft, duration: e.currentTarget.value })}
-              />
-              <Field
-                label="Width (px)"
-                type="number"
-                value={draft.width}
-                error={fields.width}
-                hint="100 to 500."
-                onInput={(e) => setDraft({ ...draft, width: e.currentTarget.value })}
-              />
-              <label class="check check--field">
-                <input type="checkbox" checked={draft.postRoll} onChange={(e) => setDraft({ ...draft, postRoll: e.currentTarget.checked })} /> After the video
-                (post-roll)
-              </label>
-            </div>
-            <div class="columns">
-              <div class="field">
-                <label for="cta-html">HTML</label>
-                <textarea
-                  id="cta-html"
-                  rows={8}
-                  value={draft.html}
-                  aria-invalid={fields.html ? true : undefined}
-                  onInput={(e) => setDraft({ ...draft, html: e.currentTarget.value })}
-                />
-                {fields.html ? <p class="field__error">{fields.html}</p> : null}
-              </div>
-              <div class="field">
-                <span class="label">Live preview</span>
-                <iframe
-                  class="cta-preview"
-                  title="Live preview of the CTA"
-                  sandbox=""
-                  srcdoc={draft.html}
-                  style={{ width: `${Math.min(500, Math.max(100, Number(draft.width) || 300))}px` }}
-                />
-              </div>
-            </div>
-            {writable ? (
-              <div class="form-actions">
-                <button class="button button--primary" type="submit">
-                  Save CTA
-                </button>
-                <button class="button button--quiet" type="button" onClick={() => void remove(selected)}>
-                  Delete CTA
-                </button>
-              </div>
-            ) : null}
-          </fieldset>
-        </form>
+        <CtaEditor
+          title={`CTA ${selected}`}
+          draft={draft}
+          fields={fields}
+          writable={writable}
+          onChange={setDraft}
+          onSave={() => void update(selected, changeOf(draft))}
+          onDelete={() => void remove(selected)}
+        />
       ) : null}
     </section>
   );

@@ -1,5 +1,5 @@
 import type { App, Deps } from '../../http/context.ts';
-import { AllotmentsParams, AllotmentsQuery, AllotmentsResponse, EmbedParams, EmbedResult } from './allotments.schemas.ts';
+import { AllotmentsParams, AllotmentsQuery, AllotmentsResponse, EmbedParams, EmbedResult, EmbedState } from './allotments.schemas.ts';
 
 export default async function allotmentsRoutes(app: App, { services }: Deps) {
   const service = services.allotments;
@@ -18,6 +18,20 @@ export default async function allotmentsRoutes(app: App, { services }: Deps) {
       },
     },
     async (req) => organizations.allotments(req.auth.organizationId, req.params.organization_id, req.query.types),
+  );
+
+  // Not in the spec's index: how a client (the web dashboard) learns the state the two below set.
+  app.get(
+    '/v1/players/uuid=:uuid/embed',
+    {
+      schema: {
+        tags: ['players'],
+        summary: 'Whether embed code access and embedded playback of a player are enabled',
+        params: EmbedParams,
+        response: { 200: EmbedState },
+      },
+    },
+    async (req) => service.embedOf(req.auth.organizationId, req.params.uuid),
   );
 
   // The spec writes the enable method as CREATE: it is POST here.

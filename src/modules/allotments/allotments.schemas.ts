@@ -61,3 +61,5 @@ export const EmbedResult = Type.Object({
   success: Type.Boolean(),
   embed_enabled: Type.Boolean(),
 });
+
+export const EmbedState = Type.Object({ embed_enabled: Type.Boolean() });

@@ -101,6 +101,13 @@ export class AllotmentsService {
     });
   }
 
+  /** Whether a player may be embedded (what the two operations below set). */
+  async embedOf(organizationId: number, uuid: string): Promise<{ embed_enabled: boolean }> {
+    const player = await this.embeds.findPlayer(organizationId, uuid);
+    if (!player) throw notFound('player');
+    return { embed_enabled: Boolean(player.embed_enabled) };
+  }
+
   /**
    * Enables or disables embedding of a player (players.embed_enabled). Enabling counts one more
    * against the embeds allotment; doing what is already done changes nothing.

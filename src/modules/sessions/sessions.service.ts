@@ -92,7 +92,7 @@ export class SessionsService {
   async current(sessionSecret: string): Promise<SessionView> {
     const row = await this.repo.session(hashToken(sessionSecret), nowSeconds());
     if (!row || row.session_role !== row.user_role) throw new AppError('unauthorized', 'Not signed in');
-    return this.viewOf(row.user_id, row.csrf_token, Number(row.expires_at));
+    return this.currentView(row.user_id, row.csrf_token, Number(row.expires_at));
   }
 
   async signOut(sessionSecret: string): Promise<void> {
@@ -220,17 +220,27 @@ export class SessionsService {
     const now = nowSeconds();
     const expiresAt = now + this.options.sessionDays * 86_400;
     await repo.insertSession({ id_hash: hashToken(sessionSecret), user_id: userId, role: user.role, csrf_token: csrf, created_at: now, expires_at: expiresAt });
-    return { secret: sessionSecret, view: await this.viewOf(userId, csrf, expiresAt, trx) };
+    return { secret: sessionSecret, view: viewOf(user, user.role, csrf, expiresAt) };
   }
 
-  private async viewOf(userId: number, csrf: string, expiresAt: number, trx: Kysely<DB> = this.db): Promise<SessionView> {
-    const user = await this.repo.with(trx).user(userId);
+  private async currentView(userId: number, csrf: string, expiresAt: number): Promise<SessionView> {
+    const user = await this.repo.user(userId);
     if (!user || !isRole(user.role)) throw new AppError('unauthorized', 'Not signed in');
-    return {
-      user: { id: user.id, email: user.email, first_name: user.first_name, last_name: user.last_name, role_id: RoleIds[user.role], role: user.role },
-      organization: { id: user.organization_id, name: user.organization_name },
-      csrf_token: csrf,
-      expires_at: expiresAt,
-    };
+    return viewOf(user, user.role, csrf, expiresAt);
   }
+}
+
+/** What the dashboard is told of its session: who, where, and the token its changes carry. */
+function viewOf(
+  user: { id: number; email: string; first_name: string; last_name: string; organization_id: number; organization_name: string },
+  role: Role,
+  csrf: string,
+  expiresAt: number,
+): SessionView {
+  return {
+    user: { id: user.id, email: user.email, first_name: user.first_name, last_name: user.last_name, role_id: RoleIds[role], role },
+    organization: { id: user.organization_id, name: user.organization_name },
+    csrf_token: csrf,
+    expires_at: expiresAt,
+  };
 }

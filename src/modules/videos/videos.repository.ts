@@ -5,6 +5,11 @@ import { pageIdsOf } from '../../db/paging.ts';
 import { countedRows } from '../../db/row-counts.ts';
 
 export type VideoRow = Selectable<VideosTable>;
+/** What a list of videos may be narrowed to: a name prefix, a status. */
+export interface VideoFilter {
+  query?: string;
+  status?: string;
+}
 
 export class VideosRepository {
   constructor(private readonly db: Kysely<DB>) {}
@@ -34,9 +39,12 @@ export class VideosRepository {
     return this.db.selectFrom('videos').selectAll().where('id', 'in', ids).execute();
   }
 
-  private filtered(organizationId: number, query?: string) {
+  private filtered(organizationId: number, filter: VideoFilter) {
     let q = this.db.selectFrom('videos').where('organization_id', '=', organizationId);
-    if (query) q = q.where((eb) => startsWithCi(this.db, eb.ref('name'), query));
+    // `processing` also names the videos queued for it (status null), as the dashboard shows them.
+    if (filter.status === 'processing') q = q.where((eb) => eb.or([eb('status', '=', 'processing'), eb('status', 'is', null)]));
+    else if (filter.status) q = q.where('status', '=', filter.status);
+    if (filter.query) q = q.where((eb) => startsWithCi(this.db, eb.ref('name'), filter.query!));
     return q;
   }
 
@@ -44,15 +52,15 @@ export class VideosRepository {
    * One page in id order, as a deferred join (the page's ids from an index alone, then those rows);
    * with `total` known, a page in the later half is walked to from the end (src/db/paging.ts).
    */
-  async list(organizationId: number, opts: { limit: number; offset: number; query?: string }, total?: number): Promise<VideoRow[]> {
-    const ids = pageIdsOf(this.filtered(organizationId, opts.query), opts, total);
+  async list(organizationId: number, opts: { limit: number; offset: number } & VideoFilter, total?: number): Promise<VideoRow[]> {
+    const ids = pageIdsOf(this.filtered(organizationId, opts), opts, total);
     return ids ? this.db.selectFrom('videos').selectAll().where('id', 'in', ids).orderBy('id').execute() : [];
   }
 
   /** Unfiltered, from the maintained `row_counts` (migration 0024). */
-  async count(organizationId: number, query?: string): Promise<number> {
-    if (!query) return countedRows(this.db, 'videos', organizationId);
-    const row = await this.filtered(organizationId, query)
+  async count(organizationId: number, filter: VideoFilter = {}): Promise<number> {
+    if (!filter.query && !filter.status) return countedRows(this.db, 'videos', organizationId);
+    const row = await this.filtered(organizationId, filter)
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
     return Number(row.n);

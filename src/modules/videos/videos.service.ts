@@ -6,7 +6,7 @@ import type { FileStore } from '../../media/file-store.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { newUuid } from '../../lib/tokens.ts';
 import type { CreateVideoBody, UpdateVideoBody, Video } from './videos.schemas.ts';
-import { type VideosRepository, type VideoRow } from './videos.repository.ts';
+import { type VideoFilter, type VideosRepository, type VideoRow } from './videos.repository.ts';
 import { cancelJobs } from '../job-kinds.ts';
 import { enqueueDelete, enqueueProcessing, videoPrefix } from './video-jobs.ts';
 
@@ -104,10 +104,14 @@ export class VideosService {
     return toVideo(row);
   }
 
-  async list(organizationId: number, query: { query?: string }, page: Page): Promise<Listing<Video>> {
+  async list(organizationId: number, filter: VideoFilter, page: Page): Promise<Listing<Video>> {
     // The count first: with it, a page in the later half is read from the end.
-    const total = page.paged ? await this.videos.count(organizationId, query.query) : null;
-    const rows = await this.videos.list(organizationId, { limit: page.limit, offset: page.offset, query: query.query }, total ?? undefined);
+    const total = page.paged ? await this.videos.count(organizationId, filter) : null;
+    const rows = await this.videos.list(
+      organizationId,
+      { limit: page.limit, offset: page.offset, query: filter.query, status: filter.status },
+      total ?? undefined,
+    );
     const items = rows.map(toVideo);
     return { items, total: total ?? items.length };
   }

@@ -917,6 +917,9 @@
    * @param {boolean} held
    */
   function holdControls(held) {
+    // Nor by the keyboard: play, seek, and picture-in-picture (whose window has a play button).
+    if (held) controller.setAttribute('hotkeys', 'nospace nok noj nol noarrowleft noarrowright nop');
+    else controller.removeAttribute('hotkeys');
     Array.prototype.forEach.call(
       root.querySelectorAll('.rb-bottom, media-settings-menu, media-captions-menu, .rb-play'),
       function (/** @type {HTMLElement} */ e) {
@@ -1340,8 +1343,10 @@
 
   // ---- Keyboard shortcuts ----
   // media-chrome answers them while the focus is in the player (space/k, j/l and the arrows, m, f,
-  // c, and ? for the list); on the watch page they also work while nothing else has the focus.
-  var SHORTCUTS = [' ', 'k', 'j', 'l', 'm', 'f', 'c', 'ArrowLeft', 'ArrowRight'];
+  // c, < and > for the speed, p for picture-in-picture, and ? for the list). On the watch page they
+  // also work while nothing else has the focus (not the up and down arrows there, which scroll the
+  // page). While an email gate is open, those that would play on are off (holdControls).
+  var SHORTCUTS = [' ', 'k', 'j', 'l', 'm', 'f', 'c', '<', '>', 'p', 'ArrowLeft', 'ArrowRight'];
   /** @param {KeyboardEvent} e */
   function unfocused(e) {
     return (e.target === document.body || e.target === document.documentElement) && !e.metaKey && !e.ctrlKey && !e.altKey && SHORTCUTS.indexOf(e.key) >= 0;

@@ -1,0 +1,89 @@
+// What `npm start` (scripts/start.mjs) and the CLI (scripts/cli.mjs) share: run dist/<name>.cjs, the
+// bundle the build left (`npm ci`, `npm run build`), or src/<name>.ts through tsx when src/ changed
+// since (or nothing was built), so that a checkout or an edit never runs stale.
+//
+// The bundle is compiled through vm.Script with V8's code cache (dist/<name>.cjs.<node version>.cache):
+// parsing and compiling 4 MB of JavaScript is most of what is left of a start. A run without a cache
+// (or with one V8 refuses: another Node, other flags) writes one, once the functions a start runs are
+// compiled, so that they come from the cache too.
+import fs from 'node:fs';
+import { createRequire, Module } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
+/** Whether some TypeScript file under `dir` was changed after `since` (ms). */
+function changedSince(dir, since) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory() ? changedSince(file, since) : entry.name.endsWith('.ts') && fs.statSync(file).mtimeMs > since) return true;
+  }
+  return false;
+}
+
+function builtAt() {
+  try {
+    return fs.statSync(path.join(root, 'dist', '.built')).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+function writeCache(script, cacheFile) {
+  try {
+    const temporary = `${cacheFile}.${process.pid}`;
+    fs.writeFileSync(temporary, script.createCachedData());
+    fs.renameSync(temporary, cacheFile);
+  } catch {
+    // A read-only install: every run compiles, as without a cache.
+  }
+}
+
+/** `cacheAfterMs`: when a run without a usable cache writes one; 'exit' for short commands. */
+function runBundle(bundle, cacheAfterMs) {
+  // The server's V8 flags (src/runtime.ts) before the compile: a cache made under them is refused under others.
+  for (const flag of JSON.parse(fs.readFileSync(path.join(root, 'src', 'v8-flags.json'), 'utf8'))) v8.setFlagsFromString(flag);
+  const cacheFile = `${bundle}.${process.version}.cache`;
+  let cachedData;
+  try {
+    cachedData = fs.readFileSync(cacheFile);
+  } catch {
+    // No cache yet: written below.
+  }
+  const script = new vm.Script(Module.wrap(fs.readFileSync(bundle, 'utf8')), {
+    filename: bundle,
+    cachedData,
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  if (process.env.START_TRACE === '1') {
+    process.stderr.write(`start: bundle, code cache ${!cachedData ? 'none yet' : script.cachedDataRejected ? 'refused' : 'used'}\n`);
+  }
+  if (!cachedData || script.cachedDataRejected) {
+    if (cacheAfterMs === 'exit') process.once('exit', () => writeCache(script, cacheFile));
+    else setTimeout(() => writeCache(script, cacheFile), cacheAfterMs).unref();
+  }
+  const module = new Module(bundle);
+  module.filename = bundle;
+  module.paths = Module._nodeModulePaths(path.dirname(bundle));
+  script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
+}
+
+/**
+ * Runs `name` (server or cli) from its bundle when it is as new as src/, else through tsx; `stale`
+ * is said on stderr in the second case when a bundle exists.
+ */
+export async function run(name, { cacheAfterMs, stale }) {
+  const built = builtAt();
+  const bundle = path.join(root, 'dist', `${name}.cjs`);
+  if (built !== null && fs.existsSync(bundle) && !changedSince(path.join(root, 'src'), built)) {
+    runBundle(bundle, cacheAfterMs);
+    return;
+  }
+  if (built !== null && stale) process.stderr.write(stale);
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(pathToFileURL(path.join(root, 'src', `${name}.ts`)).href);
+}
