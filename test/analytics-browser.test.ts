@@ -9,7 +9,7 @@ import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { launchViewerBrowser } from './helpers/browser.ts';
 import { createEmailGate, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { ffmpegPath } from './helpers/media.ts';
-import { freePort } from './helpers/processes.ts';
+import { freePort, until } from './helpers/processes.ts';
 
 const run = promisify(execFile);
 const P = '/dashboard/v1';
@@ -87,7 +87,20 @@ describe.each(dialects)('analytics of a real viewer on %s', (dialect) => {
     page.context().on('page', (tab) => void tab.close());
     await page.route('https://offers.example.com/**', (route) => route.fulfill({ status: 200, body: 'offer' }));
     try {
+      // What the player sends, and its 'ended' events (the attribute turns true before the event's
+      // handler has reported the pass: waiting on the event keeps the passes apart).
+      const attentionSent: unknown[] = [];
+      page.on('request', (request) => {
+        if (request.method() === 'POST' && request.url().endsWith('/analytics') && request.postData()?.includes('"attention_span"'))
+          attentionSent.push(request.postData());
+      });
       await page.goto(`${base}/watch/${player.uuid}`);
+      await page.evaluate(() => {
+        const w = window as unknown as { endedCount: number };
+        w.endedCount = 0;
+        document.querySelector('video')!.addEventListener('ended', () => w.endedCount++);
+      });
+      const endedTimes = (n: number) => page.waitForFunction((x) => (window as unknown as { endedCount: number }).endedCount >= x, n, { timeout: 20_000 });
       const gate = page.frameLocator('.rb-overlay iframe');
       await gate.locator('input[type=email]').fill('Viewer@Example.com');
       await gate.locator('button[type=submit]').click();
@@ -109,15 +122,16 @@ describe.each(dialects)('analytics of a real viewer on %s', (dialect) => {
         const video = document.querySelector('video')!;
         video.currentTime = 7;
       });
-      await page.waitForFunction(() => document.querySelector('video')!.ended, undefined, { timeout: 20_000 });
+      await endedTimes(1);
       const firstPass = await page.evaluate(() => document.querySelector('video')!.currentTime);
       // Watch the last two seconds again.
       await page.evaluate(() => {
         document.querySelector('video')!.currentTime = 8;
       });
       await keepPlaying();
-      await page.waitForFunction(() => document.querySelector('video')!.ended, undefined, { timeout: 20_000 });
+      await endedTimes(2);
       expect(firstPass).toBeGreaterThan(9);
+      await until('both passes reported', async () => attentionSent.length >= 2, 10_000);
       // Leaving the page sends what was watched last.
       await page.goto('about:blank');
     } finally {
