@@ -7,6 +7,7 @@ import type { Database } from './db/database.ts';
 import type { App } from './http/context.ts';
 import { registerAuth } from './http/auth.ts';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts';
+import { trackHandlers } from './http/handlers-in-flight.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { loggerOptions } from './http/logging.ts';
 import { registerNegotiation } from './http/negotiation.ts';
@@ -59,6 +60,8 @@ export async function buildApp({ config, database, logStream, container = create
       ),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // A shutdown waits for the handlers still running before the database closes (server.ts).
+  trackHandlers(app);
   app.addHook('onRoute', (route) => {
     if (route.config?.deprecated) addRouteHook(route, 'onSend', markDeprecated);
   });
