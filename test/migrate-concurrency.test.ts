@@ -83,5 +83,37 @@ if (dialects.includes('postgres')) {
         await other.destroy();
       }
     });
+
+    it('sees only its own schema: another dropped meanwhile does not fail it, and its tables are not ours', async () => {
+      const url = process.env.TEST_DATABASE_URL!;
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      // Another deployment's (or test run's) schemas, made and dropped all along the migration.
+      let churning = true;
+      const churn = (async () => {
+        for (let i = 0; churning; i++) {
+          const name = `${TEST_SCHEMA_PREFIX}${process.env.REELBASE_TEST_RUN ?? 'norun'}_churn${i}`;
+          await admin.query(`create schema ${name}; create table ${name}.kysely_migration (name text); create table ${name}.t (id serial primary key)`);
+          await admin.query(`drop schema ${name} cascade`);
+        }
+      })();
+      const [store] = await freshStore('postgres', 1);
+      try {
+        // Before: Kysely's introspector read every schema's tables and failed with 'schema … does not exist'.
+        expect((await migrateToLatest(store.db)).error).toBeUndefined();
+        const tables = await store.db.introspection.getTables();
+        const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(store.db)).rows[0].s;
+        expect(new Set(tables.map((t) => t.schema))).toEqual(new Set([schema]));
+        expect(tables.map((t) => t.name)).toContain('players');
+        expect(tables.map((t) => t.name)).not.toContain('kysely_migration');
+        const players = tables.find((t) => t.name === 'players')!;
+        expect(players.columns.find((c) => c.name === 'id')).toMatchObject({ isAutoIncrementing: true, isNullable: false });
+      } finally {
+        churning = false;
+        await churn;
+        await admin.end();
+        await store.destroy();
+      }
+    });
   });
 }
