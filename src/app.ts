@@ -7,7 +7,7 @@ import type { Database } from './db/database.ts';
 import type { App } from './http/context.ts';
 import { registerAuth } from './http/auth.ts';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts';
-import { trackHandlers } from './http/handlers-in-flight.ts';
+import { handlersInFlight, trackHandlers } from './http/handlers-in-flight.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { loggerOptions } from './http/logging.ts';
 import { registerNegotiation } from './http/negotiation.ts';
@@ -38,6 +38,11 @@ export interface AppDeps {
   container?: Container;
   /** Where the request log goes (default stdout); tests capture it to check what is logged. */
   logStream?: { write(line: string): void };
+}
+
+/** Resolves once no route handler of `app` runs: a shutdown waits for it before the database closes. */
+export function handlersIdle(app: FastifyInstance): Promise<void> {
+  return handlersInFlight(app)?.idle() ?? Promise.resolve();
 }
 
 /** The whole HTTP app, without listening: tests inject into it, server.ts listens. */

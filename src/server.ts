@@ -1,7 +1,7 @@
 import path from 'node:path';
 import pino from 'pino';
 import { apiProcessIndex, configOfApiProcess, runsOnce, superviseApiProcesses, supervisesApiProcesses, tellSupervisorReady } from './api-processes.ts';
-import { buildApp } from './app.ts';
+import { buildApp, handlersIdle } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
 import { JobRunner } from './jobs/runner.ts';
@@ -13,7 +13,6 @@ import { LiveIngest } from './modules/live/live-ingest.ts';
 import { bootstrapOwner, openAndMigrate, tuneRuntime } from './runtime.ts';
 import { jobGraceMs, Shutdown, shutdownTimeoutMs, watchNpmParent } from './shutdown.ts';
 import { checkStartup, listenHoldingRequests, StartupError, toolsUsed } from './startup-checks.ts';
-import { handlersInFlight } from './http/handlers-in-flight.ts';
 
 /** Entry point: ROLE=api serves HTTP, ROLE=worker runs jobs, ROLE=all (default) does both; API_PROCESSES > 1 supervises that many (src/api-processes.ts). */
 /** START_TRACE=1: each phase of the start on stderr, in ms since the process began (docs/performance.md). */
@@ -73,7 +72,7 @@ async function main() {
         clearInterval(idle);
       }
       // Requests whose client went away are no longer the HTTP server's; their handlers may still run.
-      await handlersInFlight(app)?.idle();
+      await handlersIdle(app);
     });
     if (config.live.rtmpPort > 0 && runsOnce(index)) {
       // The RTMP ingest of live streams runs with the API (docs/live.md).
