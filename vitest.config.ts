@@ -2,10 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Tests whose figures are timings in a real browser (the watch page's first frame and adaptation, a
- * live stream's glass-to-playback): each runs after the rest, alone, one after the other. Beside
+ * live stream's glass-to-playback, the dashboard's pages): each runs after the rest, alone, one after the other. Beside
  * the suite's encodes and other browsers on two cores, the first frame took 1.7 s instead of 0.9 s.
  */
-const ALONE = ['test/watch-browser.test.ts', 'test/live-glass.test.ts'];
+const ALONE = ['test/watch-browser.test.ts', 'test/live-glass.test.ts', 'test/dashboard-speed.test.ts'];
 
 export default defineConfig({
   test: {

@@ -11,6 +11,7 @@ import { readOutbox } from '../src/mail/outbox.ts';
 import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { LiveIngest } from '../src/modules/live/live-ingest.ts';
 import { killPublishers, publish } from './helpers/rtmp.ts';
+import { invitationOf as invitationOfMail, signedInPage as signIn } from './helpers/dashboard.ts';
 import { launchViewerBrowser } from './helpers/browser.ts';
 import { createOrg, createUser, type OrgContext } from './helpers/factories.ts';
 import { client, createTestApp, dialects, type TestApp } from './helpers/harness.ts';
@@ -115,32 +116,9 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
   }
 
-  /** The invitation link mailed to `email` (the outbox of DATA_DIR), once the job has sent it. */
-  async function invitationOf(email: string): Promise<string> {
-    for (const end = Date.now() + 10_000; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
-      const mail = (await readOutbox(dataDir)).find((m) => m.to.includes(email));
-      if (mail) return /https?:\/\/\S+/.exec(mail.text)![0];
-    }
-    throw new Error(`no invitation was mailed to ${email}`);
-  }
-
-  /**
-   * A person invited through the API who chose `password` by the mailed link, signed in through the
-   * sign-in page of a new browser context: the library is showing.
-   */
-  async function signedInPage(email: string, roleId: number, password: string, viewport = { width: 1280, height: 900 }) {
-    await createUser(org.api, { email, role_id: roleId, first_name: email.split('.')[0], last_name: '' });
-    const token = new URL(await invitationOf(email)).hash.replace('#token=', '');
-    expect((await org.api.post('/dashboard/v1/account_links/use', { token, password })).status).toBe(201);
-    const context = await browser.newContext({ viewport });
-    const page = await context.newPage();
-    await page.goto(`${base}/app/sign-in`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Library' }).waitFor();
-    return { context, page };
-  }
+  const invitationOf = (email: string) => invitationOfMail(dataDir, email);
+  const signedInPage = (email: string, roleId: number, password: string, viewport?: { width: number; height: number }) =>
+    signIn({ browser, base, dataDir, org }, email, roleId, password, viewport);
 
   it('accepts an invitation, sets a password, uploads with a reload in the middle, and sees the video become ready', { timeout: 150_000 }, async () => {
     const email = `editor.${dialect}@example.com`;
@@ -778,42 +756,6 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
     await tabTo(/CTAs of Keyboard clip/, 80);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Call-to-actions: Keyboard clip' }).waitFor();
-    await context.close();
-  });
-
-  it('makes each page interactive within a second on loopback (median of three loads)', { timeout: 60_000 }, async () => {
-    const { context, page } = await signedInPage(`speed.${dialect}@example.com`, 2, 'the speed password');
-    const playerId = (await org.api.get('/dashboard/v1/players?per_page=1')).body.players[0].id as number;
-    const pages: Array<[string, string]> = [
-      ['/app', 'Library'],
-      ['/app/players', 'Players'],
-      [`/app/players/${playerId}`, ''],
-      ['/app/players/defaults', 'Default CTAs'],
-      ['/app/live', 'Live'],
-      ['/app/hubs', 'Hubs'],
-      ['/app/analytics', 'Analytics'],
-      ['/app/people', 'People'],
-      ['/app/organization', ''],
-    ];
-    const times: string[] = [];
-    // The median of three loads: this file shares the machine with the rest of the suite, and one load
-    // can land on a moment when another test's ffmpeg holds both cores.
-    for (const [url, heading] of pages) {
-      const loads: number[] = [];
-      for (let i = 0; i < 3; i++) {
-        const started = Date.now();
-        await page.goto(`${base}${url}`);
-        // Interactive: the page's own heading is drawn from the API's answer and its first control takes focus.
-        const h1 = heading ? page.getByRole('heading', { name: heading, level: 1, exact: true }) : page.getByRole('heading', { level: 1 });
-        await h1.waitFor();
-        await page.locator('main button, main input, main a').first().focus();
-        loads.push(Date.now() - started);
-      }
-      const median = [...loads].sort((a, b) => a - b)[1];
-      times.push(`${url} ${median} ms (${loads.join('/')})`);
-      expect(median, url).toBeLessThan(1000);
-    }
-    console.log(`dashboard pages interactive (${dialect}): ${times.join(', ')}`);
     await context.close();
   });
 
