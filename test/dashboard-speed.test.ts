@@ -15,7 +15,7 @@ import { freePort } from './helpers/processes.ts';
  * Issue 17's figure: each page of the web dashboard interactive within a second on loopback. It runs
  * alone, after the suite (vitest.config.ts): in the parallel pool, beside other tests' encodes and
  * browsers on two cores, the player's page took 1.1 s in one CI run and over a second in another,
- * where it takes ~0.4 s on its own.
+ * where it takes ~0.5 s on its own.
  */
 describe.each(dialects)('the web dashboard’s speed (%s)', (dialect) => {
   let t: TestApp;

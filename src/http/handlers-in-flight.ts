@@ -10,10 +10,6 @@ export class HandlersInFlight {
   private running = 0;
   private waiting: Array<() => void> = [];
 
-  get count(): number {
-    return this.running;
-  }
-
   begin(): void {
     this.running++;
   }
