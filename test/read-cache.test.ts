@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { Database } from '../src/db/database.ts';
+import { readCacheOf } from '../src/db/read-cache.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { uncoveredTables } from '../src/db/pg-change-triggers.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
@@ -143,6 +144,40 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     expect(res.body.code).toBe('not_found');
     expect((await stranger.api.patch(`${P}/ctas/${cta.id}`, { html: 'not yours' })).status).toBe(404);
     expect((await org.api.get(`${P}/ctas/${cta.id}`)).body.html).toBe('before');
+  });
+
+  it('a write drops only the cached reads of the tables it may have changed: a player renamed keeps the CTAs and the tokens', async () => {
+    const player = await createPlayer(org.api);
+    const cta = await newCta();
+    await readTwice(`${P}/ctas/${cta.id}`);
+    // PostgreSQL: the notifications of our own commits arrive too, and must not empty it (they were counted at the COMMIT).
+    await sleep(dialect === 'postgres' ? 150 : 3);
+    const cache = readCacheOf(t.database.db)!;
+    const before = { event: cache.stats('event'), token: cache.stats('token') };
+    expect((await org.api.patch(`${P}/players/${player.id}`, { player: { name: 'Renamed' } })).status).toBe(200);
+    await sleep(dialect === 'postgres' ? 150 : 3);
+    expect((await org.api.get(`${P}/ctas/${cta.id}`)).body.html).toBe('before');
+    const after = { event: cache.stats('event'), token: cache.stats('token') };
+    expect(after.event).toMatchObject({ hits: before.event.hits + 1, misses: before.event.misses });
+    expect(after.token).toMatchObject({ hits: before.token.hits + 2, misses: before.token.misses });
+    expect(after.event.tables).toEqual(['events']);
+    expect(after.token.tables).toEqual(['api_tokens', 'users']);
+    // The CTA written: its next read is a fresh one.
+    expect((await org.api.patch(`${P}/ctas/${cta.id}`, { html: 'after' })).status).toBe(200);
+    expect((await org.api.get(`${P}/ctas/${cta.id}`)).body.html).toBe('after');
+    expect(cache.stats('event').misses).toBe(before.event.misses + 1);
+  });
+
+  it("a player deleted takes its CTAs out of the cache, through the foreign keys' cascade and the counting triggers", async () => {
+    const player = await createPlayer(org.api);
+    const res = await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'x' });
+    await readTwice(`${P}/ctas/${res.body.id}`);
+    expect(t.database.clock.reach.tablesOf('delete from "players" where "id" = ?')).toEqual(
+      expect.arrayContaining(['players', 'chapters', 'events', 'event_counts']),
+    );
+    // Deleting the player row alone, in this process: only the cascade removes the CTA.
+    await t.database.db.deleteFrom('players').where('id', '=', player.id).execute();
+    expect((await org.api.get(`${P}/ctas/${res.body.id}`)).status).toBe(404);
   });
 
   it('does not serve a read made inside a transaction that rolled back', async () => {

@@ -21,14 +21,54 @@
  * `data_version` each looks at before a cached read (src/db/change-bell.ts; `strictChanges`).
  */
 import type { ChangeBell } from './change-bell.ts';
+import { WriteReach } from './write-reach.ts';
+
+/**
+ * Our own writes name the tables they changed (src/db/write-reach.ts), so that a cached read is
+ * dropped only by a change to a table it read: a CTA written does not cost every organization's
+ * cached tokens. A change of unknown reach (another process's commit, a statement whose table cannot
+ * be told) moves every table at once.
+ */
+export class Generations {
+  private everything = 0;
+  private readonly byTable = new Map<string, number>();
+  /** Moves on every change, whatever it reached. */
+  total = 0;
+
+  moved(tables: readonly string[] | null): void {
+    this.total++;
+    if (tables === null) {
+      this.everything++;
+      return;
+    }
+    for (const table of tables) this.byTable.set(table, (this.byTable.get(table) ?? 0) + 1);
+  }
+
+  /** A number that moves whenever one of `tables` may have changed (null: any table). */
+  of(tables: ReadonlySet<string> | null): number {
+    if (tables === null) return this.total;
+    let sum = this.everything;
+    for (const table of tables) sum += this.byTable.get(table) ?? 0;
+    return sum;
+  }
+
+  /** The count of changes of one table (those of unknown reach included). */
+  ofTable(table: string): number {
+    return this.everything + (this.byTable.get(table) ?? 0);
+  }
+}
 
 export interface ChangeClock {
-  /** The current generation, or null when changes cannot be detected and nothing may be cached. */
+  /** The current generation (`generations.total`), or null when changes cannot be detected and nothing may be cached. */
   now(): number | null;
+  readonly generations: Generations;
+  /** Which tables our own statements reach, learnt from the schema after the migrations. */
+  readonly reach: WriteReach;
 }
 
 export class SqliteChangeClock implements ChangeClock {
-  private generation = 0;
+  readonly generations = new Generations();
+  readonly reach = new WriteReach();
   private version: number;
   private checkedAt: number;
   private closed = false;
@@ -41,9 +81,9 @@ export class SqliteChangeClock implements ChangeClock {
     this.checkedAt = performance.now();
   }
 
-  /** Our own connection changed something (data_version only counts other connections). */
-  changed(): void {
-    this.generation++;
+  /** Our own connection's statement changed rows (data_version only counts other connections). */
+  changed(statement: string): void {
+    this.generations.moved(this.reach.tablesOf(statement));
   }
 
   now(): number | null {
@@ -54,10 +94,10 @@ export class SqliteChangeClock implements ChangeClock {
       const version = this.dataVersion();
       if (version !== this.version) {
         this.version = version;
-        this.generation++;
+        this.generations.moved(null);
       }
     }
-    return this.generation;
+    return this.generations.total;
   }
 
   close(): void {
@@ -66,7 +106,8 @@ export class SqliteChangeClock implements ChangeClock {
 }
 
 export class PgChangeClock implements ChangeClock {
-  private generation = 0;
+  readonly generations = new Generations();
+  readonly reach = new WriteReach();
   private heard = false;
   private rung: number;
   private bellDown = false;
@@ -77,11 +118,12 @@ export class PgChangeClock implements ChangeClock {
   }
 
   /**
-   * Our own pool ran a statement that may have changed rows, or the COMMIT of one; `committed`: other
-   * connections can see it already, so the bell rings (a write inside a transaction waits for its COMMIT).
+   * Our own pool ran a statement that may have changed `tables` (null: unknown), or the COMMIT of one;
+   * `committed`: other connections can see it already, so the bell rings (a write inside a transaction
+   * waits for its COMMIT).
    */
-  changed(committed: boolean): void {
-    this.generation++;
+  changed(tables: readonly string[] | null, committed: boolean): void {
+    this.generations.moved(tables);
     if (!this.bell || !committed) return;
     // The write itself succeeded: a bell that cannot ring (busy past its timeout, a full disk) must
     // not fail it. The siblings could then miss it, so nothing is cached until a ring gets through.
@@ -103,9 +145,9 @@ export class PgChangeClock implements ChangeClock {
     );
   }
 
-  /** A notification says a connection committed a change to our schema. */
+  /** A notification says another connection committed a change to our schema. */
   notified(): void {
-    this.generation++;
+    this.generations.moved(null);
   }
 
   /**
@@ -114,7 +156,7 @@ export class PgChangeClock implements ChangeClock {
    */
   listening(on: boolean): void {
     this.heard = on;
-    this.generation++;
+    this.generations.moved(null);
   }
 
   now(): number | null {
@@ -128,10 +170,10 @@ export class PgChangeClock implements ChangeClock {
       }
       if (rung !== this.rung) {
         this.rung = rung;
-        this.generation++;
+        this.generations.moved(null);
       }
     }
-    return this.generation;
+    return this.generations.total;
   }
 
   close(): void {

@@ -51,10 +51,15 @@ export function openDatabase(options: DatabaseOptions): Database {
     const connection: pg.ClientConfig = { connectionString: options.url, options: settings.join(' ') };
     const pool = new (pgDriver().Pool)({ ...connection, max: options.poolSize ?? 10 });
     const clock = new PgChangeClock(options.strictChanges ? new ChangeBell(options.strictChanges.bellFile) : undefined);
-    const db = new Kysely<DB>({ dialect: new SchemaPostgresDialect({ pool: wrapPgPool(pool, (committed) => clock.changed(committed)) }) });
+    const own = new Set<number>();
+    const db = new Kysely<DB>({
+      dialect: new SchemaPostgresDialect({
+        pool: wrapPgPool(pool, { reach: clock.reach, backends: own, onChange: (tables, committed) => clock.changed(tables, committed) }),
+      }),
+    });
     // Named after the schema when one is given, so that an operator (or a test) can tell them apart.
     const listener = { ...connection, application_name: `reelbase changes${options.pgSchema ? ` ${options.pgSchema}` : ''}` };
-    const stopListening = listenForChanges(listener, clock);
+    const stopListening = listenForChanges(listener, clock, own);
     attachReadCache(db, new ReadCache(clock));
     return {
       db,
@@ -86,7 +91,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   sqlite.pragma('cache_size = -65536');
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   const clock = new SqliteChangeClock(() => dataVersion.get() as number, options.strictChanges ? 0 : 1);
-  const dialect: Dialect = new SqliteDialect({ database: wrapSqlite(sqlite, () => clock.changed()) });
+  const dialect: Dialect = new SqliteDialect({ database: wrapSqlite(sqlite, (statement) => clock.changed(statement)) });
   const db = new Kysely<DB>({ dialect });
   attachReadCache(db, new ReadCache(clock));
   const background = options.backgroundCheckpoints && file !== ':memory:' ? options.backgroundCheckpoints : null;

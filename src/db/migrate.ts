@@ -1,6 +1,8 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import { isPostgres } from './dialect.ts';
 import { installChangeTriggers } from './pg-change-triggers.ts';
+import { readCacheOf } from './read-cache.ts';
+import { readReach } from './write-reach.ts';
 import * as m0001 from './migrations/0001_initial.ts';
 import * as m0004 from './migrations/0004_accounts.ts';
 import * as m0005 from './migrations/0005_accounts_more.ts';
@@ -69,11 +71,17 @@ const migrations: Record<string, Migration> = {
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {
-  if (!isPostgres(db)) return db.connection().execute((conn) => withSqliteWriteLock(conn, () => migrate(conn, { disableTransactions: true })));
-  // PostgreSQL: Kysely holds a session advisory lock while it migrates, and creates its own tables
-  // tolerating a concurrent creator; the triggers take a lock of their own.
-  const result = await retryingCatalogRaces(() => migrate(db, {}));
-  await installChangeTriggers(db);
+  let result: MigrationResultSet;
+  if (!isPostgres(db)) {
+    result = await db.connection().execute((conn) => withSqliteWriteLock(conn, () => migrate(conn, { disableTransactions: true })));
+  } else {
+    // PostgreSQL: Kysely holds a session advisory lock while it migrates, and creates its own tables
+    // tolerating a concurrent creator; the triggers take a lock of their own.
+    result = await retryingCatalogRaces(() => migrate(db, {}));
+    await installChangeTriggers(db);
+  }
+  // From now on our own writes drop only the cached reads of the tables they reach (src/db/write-reach.ts).
+  readCacheOf(db)?.clock.reach.learn(await readReach(db));
   return result;
 }
 

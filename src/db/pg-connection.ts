@@ -3,6 +3,7 @@ import { pgDriver } from './pg-driver.ts';
 import type { PostgresPool } from 'kysely';
 import type { PgChangeClock } from './change-clock.ts';
 import { writesOnlyUncached } from './uncached-tables.ts';
+import type { WriteReach } from './write-reach.ts';
 
 /** The channel the change triggers notify on (src/db/pg-change-triggers.ts); the payload is the schema. */
 export const CHANGE_CHANNEL = 'reelbase_changes';
@@ -20,39 +21,73 @@ function unchanged(result: pg.QueryResult): boolean {
   return (command === 'INSERT' || command === 'UPDATE' || command === 'DELETE') && rowCount === 0;
 }
 
+/** What the pool's wrapper tells, and keeps, for the change clock. */
+export interface PoolWatch {
+  reach: WriteReach;
+  /** Our pool's backends' process ids: their commits' notifications are ours, already counted. */
+  backends: Set<number>;
+  /** Tables that may have changed (null: unknown); `committed`: other connections can see it already. */
+  onChange: (tables: readonly string[] | null, committed: boolean) => void;
+}
+
+const processIdOf = (client: object): number | undefined => (client as { processID?: number }).processID;
+
 /**
  * The pool Kysely's PostgreSQL dialect uses, with `onChange` called after every statement of this
- * process that may have changed rows, and after the COMMIT of a transaction that ran one, so that our
- * own writes move the change clock before the caller goes on: a request sees the writes of the requests
- * before it at once, without waiting for the notification about them. The COMMIT matters: a read over
- * another connection between a write and its commit may have cached the old row. A transaction that
- * only read moves nothing. `committed` says whether other connections can see the change already (a
- * COMMIT, or a statement outside a transaction): only then is it worth telling other processes.
+ * process that may have changed rows (with the tables it may have changed), and after the COMMIT of a
+ * transaction that ran one (with all of them), so that our own writes move the change clock before the
+ * caller goes on: a request sees the writes of the requests before it at once, without waiting for the
+ * notification about them. The COMMIT matters: a read over another connection between a write and its
+ * commit may have cached the old row. A transaction that only read moves nothing. `committed` says
+ * whether other connections can see the change already (a COMMIT, or a statement outside a
+ * transaction): only then is it worth telling other processes. A statement that failed inside a
+ * transaction counts as its end (the COMMIT's answer may be what was lost).
  */
-export function wrapPgPool(pool: pg.Pool, onChange: (committed: boolean) => void): PostgresPool {
+export function wrapPgPool(pool: pg.Pool, watch: PoolWatch): PostgresPool {
+  pool.on('remove', (client) => {
+    const pid = processIdOf(client);
+    if (pid !== undefined) watch.backends.delete(pid);
+  });
   return {
     async connect() {
       const client = await pool.connect();
       if (!wrapped.has(client)) {
         wrapped.add(client);
+        const pid = processIdOf(client);
+        if (pid !== undefined) watch.backends.add(pid);
         const query = client.query.bind(client) as (...args: unknown[]) => Promise<pg.QueryResult>;
         let wrote = false;
         let inTransaction = false;
+        // What the open transaction wrote; null once one of its statements could be anywhere.
+        let written: Set<string> | null = new Set();
+        const ended = (committed: boolean) => {
+          if (wrote) watch.onChange(written && [...written], committed);
+          wrote = false;
+          inTransaction = false;
+        };
         (client as { query: unknown }).query = async (...args: unknown[]) => {
-          const result = await query(...args);
+          let result: pg.QueryResult;
+          try {
+            result = await query(...args);
+          } catch (err) {
+            if (inTransaction) ended(true);
+            throw err;
+          }
           const command = (result as pg.QueryResult | undefined)?.command;
           if (command === 'BEGIN') {
             wrote = false;
+            written = new Set();
             inTransaction = true;
           }
           // ROLLBACK TO SAVEPOINT has the tag ROLLBACK too, and the transaction goes on.
           else if (command === 'COMMIT' || (command === 'ROLLBACK' && !/^\s*rollback\s+to\b/i.test(textOf(args[0])))) {
-            if (wrote) onChange(command === 'COMMIT');
-            wrote = false;
-            inTransaction = false;
+            ended(command === 'COMMIT');
           } else if ((!result || !unchanged(result)) && !writesOnlyUncached(textOf(args[0]))) {
+            const tables = watch.reach.tablesOf(textOf(args[0]));
             wrote = true;
-            onChange(!inTransaction);
+            if (tables === null) written = null;
+            else if (written) for (const table of tables) written.add(table);
+            watch.onChange(tables, !inTransaction);
           }
           return result;
         };
@@ -68,11 +103,11 @@ const RETRY_MAX_MS = 5_000;
 
 /**
  * Keeps one connection LISTENing for the change triggers' notifications about our schema, and tells
- * the clock: each notification moves it; while the connection is down the clock reads null (nothing
+ * the clock: each notification of another process's commit (`own`: our pool's backends) moves it; while the connection is down the clock reads null (nothing
  * is cached, since other processes' commits could go unseen) and it reconnects with backoff.
  * Answers a function that closes it.
  */
-export function listenForChanges(config: pg.ClientConfig, clock: PgChangeClock): () => Promise<void> {
+export function listenForChanges(config: pg.ClientConfig, clock: PgChangeClock, own: ReadonlySet<number>): () => Promise<void> {
   let client: pg.Client | null = null;
   let closed = false;
   let retry = RETRY_MIN_MS;
@@ -107,7 +142,8 @@ export function listenForChanges(config: pg.ClientConfig, clock: PgChangeClock):
       await c.connect();
       const schema = (await c.query<{ schema: string }>('select current_schema() as schema')).rows[0].schema;
       c.on('notification', (n) => {
-        if (n.payload === schema) clock.notified();
+        // Our own pool's commits moved the clock already, by the tables they wrote (wrapPgPool).
+        if (n.payload === schema && !own.has(n.processId)) clock.notified();
       });
       await c.query(`listen ${CHANGE_CHANNEL}`);
       if (client !== c) return;

@@ -1,62 +1,153 @@
-import type { Kysely } from 'kysely';
+import type {
+  Kysely,
+  KyselyPlugin,
+  OperationNode,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 import type { MaybePromise } from '../lib/maybe-promise.ts';
-import type { ChangeClock } from './change-clock.ts';
+import type { ChangeClock, Generations } from './change-clock.ts';
 
 const DEFAULT_CAPACITY = 10_000;
 
+/** The tables a load read, each with its count of changes when the query that read it was sent. */
+export class TablesRead {
+  readonly seen = new Map<string, number>();
+  /** A query whose tables could not be told (raw SQL): only a database that did not change at all keeps its answer. */
+  unknown = false;
+
+  constructor(private readonly generations: Generations) {}
+
+  add(table: string): void {
+    if (!this.seen.has(table)) this.seen.set(table, this.generations.ofTable(table));
+  }
+
+  /** Whether no table read has changed since it was read. */
+  unchanged(): boolean {
+    for (const [table, count] of this.seen) if (this.generations.ofTable(table) !== count) return false;
+    return true;
+  }
+}
+
+interface Space {
+  rows: Map<string | number, unknown>;
+  /** Every table a load of this namespace has read (null: unknown, any change drops the rows). */
+  tables: Set<string> | null;
+  /** `generations.of(tables)` when the rows were last known good. */
+  version: number;
+  hits: number;
+  misses: number;
+}
+
 /**
- * Rows read by key, kept while the database's change clock stands still: any change anywhere drops
- * them all, so a cached read never answers what a fresh query would not. Hot reads (the token of
- * every request, a record fetched by id) then cost a map lookup instead of a query.
+ * Rows read by key, kept while no table they were read from has changed: a change drops every row of
+ * the namespaces that read its table (src/db/change-clock.ts, `Generations`), so a cached read never
+ * answers what a fresh query would not, and a write costs only the cached reads of what it wrote.
+ * Hot reads (the token of every request, a record fetched by id) then cost a map lookup instead of a
+ * query. Each namespace learns the tables it reads from its own loads' queries (`cachedRead`).
  *
  * Cached rows are shared between callers and frozen, so that one caller cannot alter another's.
  * Misses are not remembered: an unknown token or id always goes to the database. Each kind of read
  * has its own namespace, so keys are the bare id or hash, not a string built per request.
  */
 export class ReadCache {
-  // Everything held was read at `generation`: the maps are emptied whenever the clock moves.
-  private spaces = new Map<string, Map<string | number, unknown>>();
+  private readonly spaces = new Map<string, Space>();
   private size = 0;
-  private generation: number | null = null;
 
   constructor(
-    private readonly clock: ChangeClock,
+    readonly clock: ChangeClock,
     private readonly capacity = DEFAULT_CAPACITY,
   ) {}
 
-  read<T extends object>(namespace: string, key: string | number, load: () => Promise<T | undefined>): MaybePromise<T | undefined> {
-    const generation = this.clock.now();
-    if (generation === null) return load();
-    if (generation !== this.generation) {
-      this.spaces.clear();
-      this.size = 0;
-      this.generation = generation;
-    }
+  read<T extends object>(namespace: string, key: string | number, load: (read: TablesRead) => Promise<T | undefined>): MaybePromise<T | undefined> {
+    const total = this.clock.now();
+    if (total === null) return load(new TablesRead(this.clock.generations));
     let space = this.spaces.get(namespace);
-    if (!space) this.spaces.set(namespace, (space = new Map()));
-    const hit = space.get(key);
-    if (hit !== undefined) return hit as T;
-    return this.fill(space, key, generation, load);
+    if (!space) this.spaces.set(namespace, (space = { rows: new Map(), tables: new Set(), version: 0, hits: 0, misses: 0 }));
+    this.check(space);
+    const hit = space.rows.get(key);
+    if (hit !== undefined) {
+      space.hits++;
+      return hit as T;
+    }
+    space.misses++;
+    return this.fill(space, key, total, load);
   }
 
-  private async fill<T extends object>(space: Map<string | number, unknown>, key: string | number, generation: number, load: () => Promise<T | undefined>) {
-    const value = await load();
-    // A change that landed while the query ran makes this value unsafe to keep (the clock only moves forward).
-    if (value !== undefined && this.clock.now() === generation) {
-      // Full: start over rather than track recency on every hit.
-      if (this.size >= this.capacity) {
-        for (const other of this.spaces.values()) other.clear();
-        this.size = 0;
-      }
-      if (!space.has(key)) this.size++;
-      space.set(key, Object.freeze(value));
+  /** Drops the namespace's rows if a table they were read from changed. */
+  private check(space: Space): void {
+    const version = this.clock.generations.of(space.tables);
+    if (version === space.version) return;
+    this.size -= space.rows.size;
+    space.rows.clear();
+    space.version = version;
+  }
+
+  private async fill<T extends object>(space: Space, key: string | number, total: number, load: (read: TablesRead) => Promise<T | undefined>) {
+    const read = new TablesRead(this.clock.generations);
+    const value = await load(read);
+    const now = this.clock.now();
+    if (value === undefined || now === null) return value;
+    // A change that landed while the query ran makes this value unsafe to keep.
+    const keep = read.unknown ? now === total : read.unchanged();
+    // The namespace's other rows first, by the tables known before this load; then what it read joins them.
+    this.check(space);
+    if (read.unknown) space.tables = null;
+    else if (space.tables) for (const table of read.seen.keys()) space.tables.add(table);
+    space.version = this.clock.generations.of(space.tables);
+    if (!keep) return value;
+    // Full: start over rather than track recency on every hit.
+    if (this.size >= this.capacity) {
+      for (const other of this.spaces.values()) other.rows.clear();
+      this.size = 0;
     }
+    if (!space.rows.has(key)) this.size++;
+    space.rows.set(key, Object.freeze(value));
     return value;
   }
 
   get entries(): number {
     return this.size;
   }
+
+  /** A namespace's hits and misses so far, and the tables its loads read (for tests and diagnostics). */
+  stats(namespace: string): { hits: number; misses: number; tables: string[] | null } {
+    const space = this.spaces.get(namespace);
+    return { hits: space?.hits ?? 0, misses: space?.misses ?? 0, tables: space?.tables ? [...space.tables].sort() : space ? null : [] };
+  }
+}
+
+/** Notes the tables of every query a load sends (a Kysely plugin on the load's own instance). */
+class RecordTables implements KyselyPlugin {
+  constructor(private readonly read: TablesRead) {}
+
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    if (!collect(args.node, this.read)) this.read.unknown = true;
+    return args.node;
+  }
+
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return args.result;
+  }
+}
+
+/** Adds every table the node names; false when it holds raw SQL, whose tables cannot be told. */
+function collect(node: unknown, read: TablesRead): boolean {
+  if (node === null || typeof node !== 'object') return true;
+  if (Array.isArray(node)) return node.every((n) => collect(n, read));
+  const kind = (node as OperationNode).kind;
+  if (kind === 'RawNode') return false;
+  // A column's table qualifier (perhaps an alias): the FROM or JOIN that it names is walked anyway.
+  if (kind === 'ReferenceNode') return true;
+  if (kind === 'TableNode') {
+    read.add((node as { table: { identifier: { name: string } } }).table.identifier.name);
+    return true;
+  }
+  for (const value of Object.values(node)) if (!collect(value, read)) return false;
+  return true;
 }
 
 // Keyed by the Kysely instance a repository holds; a transaction is another instance and so reads
@@ -67,18 +158,23 @@ export function attachReadCache(db: Kysely<any>, cache: ReadCache): void {
   caches.set(db, cache);
 }
 
+export function readCacheOf(db: Kysely<any>): ReadCache | undefined {
+  return caches.get(db);
+}
+
 /**
  * A read through `db`'s cache when it has one (outside transactions, on a dialect that can detect
  * changes); a hit answers the row itself rather than a promise. `await` the result either way.
+ * `load` must send its queries through the instance it is given, whose tables the cache follows.
  */
-export function cachedRead<T extends object>(
-  db: Kysely<any>,
+export function cachedRead<D extends Kysely<any>, T extends object>(
+  db: D,
   namespace: string,
   key: string | number,
-  load: () => Promise<T | undefined>,
+  load: (db: D) => Promise<T | undefined>,
 ): MaybePromise<T | undefined> {
   const cache = caches.get(db);
-  return cache ? cache.read(namespace, key, load) : load();
+  return cache ? cache.read(namespace, key, (read) => load(db.withPlugin(new RecordTables(read)) as D)) : load(db);
 }
 
 const derived = new WeakMap<object, Map<unknown, unknown>>();

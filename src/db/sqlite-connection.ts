@@ -24,7 +24,7 @@ class Prepared {
     private readonly db: BetterSqlite3.Database,
     private readonly sql: string,
     private readonly stmt: BetterSqlite3.Statement,
-    private readonly onChange: () => void,
+    private readonly onChange: (statement: string) => void,
   ) {
     this.reader = stmt.reader;
     this.writes = !stmt.readonly && !writesOnlyUncached(sql);
@@ -33,13 +33,13 @@ class Prepared {
   all(params: ReadonlyArray<unknown>) {
     const rows = this.stmt.all(...bindable(params));
     // INSERT/UPDATE/DELETE … RETURNING: one row per changed row.
-    if (this.writes && rows.length > 0) this.onChange();
+    if (this.writes && rows.length > 0) this.onChange(this.sql);
     return rows;
   }
 
   run(params: ReadonlyArray<unknown>) {
     const result = this.stmt.run(...bindable(params));
-    if (this.writes && result.changes > 0) this.onChange();
+    if (this.writes && result.changes > 0) this.onChange(this.sql);
     return result;
   }
 
@@ -51,10 +51,10 @@ class Prepared {
 
 /**
  * Wraps better-sqlite3 for Kysely: booleans bound as 1/0; prepared statements cached by their SQL
- * text (preparing costs more than running a typical indexed query); and `onChange` called after every
+ * text (preparing costs more than running a typical indexed query); and `onChange` called with every
  * statement that changed rows, for the change clock (src/db/change-clock.ts).
  */
-export function wrapSqlite(db: BetterSqlite3.Database, onChange: () => void): SqliteDatabase {
+export function wrapSqlite(db: BetterSqlite3.Database, onChange: (statement: string) => void): SqliteDatabase {
   const cache = new Map<string, Prepared>();
   return {
     close: () => {

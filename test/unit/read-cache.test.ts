@@ -1,19 +1,29 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ReadCache, viewOf } from '../../src/db/read-cache.ts';
+import { ReadCache, viewOf, type TablesRead } from '../../src/db/read-cache.ts';
+import { WriteReach } from '../../src/db/write-reach.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ChangeBell } from '../../src/db/change-bell.ts';
-import { PgChangeClock, SqliteChangeClock } from '../../src/db/change-clock.ts';
+import { Generations, PgChangeClock, SqliteChangeClock } from '../../src/db/change-clock.ts';
 import type { ChangeClock } from '../../src/db/change-clock.ts';
 
-function fakeClock(start: number | null = 0): ChangeClock & { value: number | null } {
-  const clock: ChangeClock & { value: number | null } = { value: start, now: () => clock.value };
+/** A clock whose changes a test makes: `move(tables)` (null: every table); `off` reads null. */
+function fakeClock(off = false) {
+  const generations = new Generations();
+  const state = { off };
+  const clock: ChangeClock & { move(tables?: string[] | null): void } = {
+    generations,
+    reach: new WriteReach(),
+    now: () => (state.off ? null : generations.total),
+    move: (tables: string[] | null = null) => generations.moved(tables),
+  };
   return clock;
 }
 
-function counter<T>(value: T) {
-  const load = Object.assign(async () => (load.calls++, value), { calls: 0 });
+/** A load that reads `tables` (as `cachedRead` notes a query's tables) and answers `value`. */
+function counter<T>(value: T, tables: string[] = ['rows']) {
+  const load = Object.assign(async (read: TablesRead) => (tables.forEach((t) => read.add(t)), load.calls++, value), { calls: 0 });
   return load;
 }
 
@@ -34,18 +44,65 @@ describe('ReadCache', () => {
     const cache = new ReadCache(clock);
     const load = counter({ id: 1 });
     await cache.read('row', 1, load);
-    clock.value = 1;
+    clock.move();
     await cache.read('row', 1, load);
     expect(load.calls).toBe(2);
+  });
+
+  it('keeps what was read from tables that did not change, and drops what was read from one that did', async () => {
+    const clock = fakeClock();
+    const cache = new ReadCache(clock);
+    const token = counter({ id: 1 }, ['api_tokens', 'users']);
+    const cta = counter({ id: 2 }, ['events']);
+    await cache.read('token', 1, token);
+    await cache.read('cta', 2, cta);
+    clock.move(['events', 'event_counts']);
+    await cache.read('token', 1, token);
+    await cache.read('cta', 2, cta);
+    expect([token.calls, cta.calls]).toEqual([1, 2]);
+    clock.move(['users']);
+    await cache.read('token', 1, token);
+    await cache.read('cta', 2, cta);
+    expect([token.calls, cta.calls]).toEqual([2, 2]);
+    // A change of unknown reach (another process's commit) drops everything.
+    clock.move(null);
+    await cache.read('token', 1, token);
+    await cache.read('cta', 2, cta);
+    expect([token.calls, cta.calls]).toEqual([3, 3]);
+    expect(cache.stats('token')).toEqual({ hits: 1, misses: 3, tables: ['api_tokens', 'users'] });
+  });
+
+  it('learns the tables of a namespace from every load, and a load of unknown tables makes any change drop it', async () => {
+    const clock = fakeClock();
+    const cache = new ReadCache(clock);
+    await cache.read('ns', 1, counter({ id: 1 }, ['a']));
+    await cache.read('ns', 2, counter({ id: 2 }, ['b']));
+    clock.move(['b']);
+    const one = counter({ id: 1 }, ['a']);
+    await cache.read('ns', 1, one);
+    expect(one.calls).toBe(1);
+    const raw = Object.assign(async (read: TablesRead) => ((read.unknown = true), { id: 3 }), {});
+    await cache.read('ns', 3, raw);
+    expect(cache.stats('ns').tables).toBeNull();
+    clock.move(['elsewhere']);
+    await cache.read('ns', 1, one);
+    expect(one.calls).toBe(2);
   });
 
   it('does not keep a value when the clock moved while it was loading', async () => {
     const clock = fakeClock();
     const cache = new ReadCache(clock);
-    const load = Object.assign(async () => ((clock.value = (clock.value ?? 0) + 1), load.calls++, { id: 1 }), { calls: 0 });
+    const load = Object.assign(async (read: TablesRead) => (read.add('rows'), clock.move(['rows']), load.calls++, { id: 1 }), { calls: 0 });
     await cache.read('row', 1, load);
     await cache.read('row', 1, load);
     expect(load.calls).toBe(2);
+    expect(cache.entries).toBe(0);
+    // A change elsewhere meanwhile does not matter; one of unknown reach does.
+    const calm = Object.assign(async (read: TablesRead) => (read.add('rows'), clock.move(['other']), { id: 2 }), {});
+    await cache.read('row', 2, calm);
+    expect(cache.entries).toBe(1);
+    const unknown = Object.assign(async (read: TablesRead) => (read.add('rows'), clock.move(null), { id: 3 }), {});
+    await cache.read('row', 3, unknown);
     expect(cache.entries).toBe(0);
   });
 
@@ -55,7 +112,7 @@ describe('ReadCache', () => {
     await cache.read('row', 9, missing);
     await cache.read('row', 9, missing);
     expect(missing.calls).toBe(2);
-    const blind = new ReadCache(fakeClock(null));
+    const blind = new ReadCache(fakeClock(true));
     const load = counter({ id: 1 });
     await blind.read('row', 1, load);
     await blind.read('row', 1, load);
@@ -81,7 +138,7 @@ describe('SqliteChangeClock', () => {
     // Looks again after 200 ms: long enough that a busy machine does not look again between two lines.
     const clock = new SqliteChangeClock(() => version, 200);
     const start = clock.now();
-    clock.changed();
+    clock.changed('update "events" set "html" = ?');
     expect(clock.now()).toBe(start! + 1);
     version = 8;
     expect(clock.now()).toBe(start! + 1);
@@ -103,10 +160,10 @@ describe('PgChangeClock with a change bell', () => {
       b.listening(true);
       const [a0, b0] = [a.now(), b.now()];
       // A write inside a transaction moves only a's clock: b could not see it yet.
-      a.changed(false);
+      a.changed(['events'], false);
       expect(a.now()).toBe(a0! + 1);
       expect(b.now()).toBe(b0);
-      a.changed(true);
+      a.changed(['events'], true);
       expect(a.now()).toBe(a0! + 2);
       // b heard a's ring synchronously: no notification needed.
       expect(b.now()).toBe(b0! + 1);
@@ -136,10 +193,10 @@ describe('PgChangeClock with a change bell that fails', () => {
       ring.mockImplementationOnce(() => {
         throw new Error('database is locked');
       });
-      expect(() => clock.changed(true)).not.toThrow();
+      expect(() => clock.changed(null, true)).not.toThrow();
       expect(clock.now()).toBeNull();
       expect(String(stderr.mock.calls[0]?.[0])).toMatch(/change bell failed \(database is locked\)/);
-      clock.changed(true);
+      clock.changed(null, true);
       expect(clock.now()).not.toBeNull();
     } finally {
       stderr.mockRestore();

@@ -11,8 +11,8 @@ export class TokensRepository {
 
   /** The token with the role it acts with: its user's current role when it belongs to a user. */
   findByHash(tokenHash: string) {
-    return cachedRead(this.db, 'token', tokenHash, () =>
-      this.db
+    return cachedRead(this.db, 'token', tokenHash, (db) =>
+      db
         .selectFrom('api_tokens')
         .leftJoin('users', 'users.id', 'api_tokens.user_id')
         .leftJoin('users as creators', 'creators.id', 'api_tokens.created_by')

@@ -22,8 +22,8 @@ export class WatchRepository {
 
   // Every page, beacon and media request starts here: cached until the database changes (src/db/read-cache.ts).
   findPlayer(uuid: string): MaybePromise<WatchPlayerRow | undefined> {
-    return cachedRead(this.db, 'watch-player', uuid, () =>
-      this.db
+    return cachedRead(this.db, 'watch-player', uuid, (db) =>
+      db
         .selectFrom('players')
         .innerJoin('organizations', 'organizations.id', 'players.organization_id')
         .selectAll('players')
@@ -35,8 +35,8 @@ export class WatchRepository {
 
   /** The chapter at `index` in play order (position, then id, as the page lists them), with its video's name. */
   chapterAt(playerId: number, index: number): MaybePromise<{ video_id: number; video_name: string | null } | undefined> {
-    return cachedRead(this.db, 'watch-chapter-at', `${playerId}:${index}`, () =>
-      this.db
+    return cachedRead(this.db, 'watch-chapter-at', `${playerId}:${index}`, (db) =>
+      db
         .selectFrom('chapters')
         .leftJoin('videos', 'videos.id', 'chapters.video_id')
         .select(['chapters.video_id', 'videos.name as video_name'])
@@ -52,8 +52,8 @@ export class WatchRepository {
   /** Whether the event (a CTA) shows on the player: one of its chapters', or an organization default. */
   isEventOf(eventId: number, player: { id: number; organization_id: number }): MaybePromise<boolean> {
     // Only a yes is kept: ids a sender makes up must not fill the cache (a miss always asks the database).
-    const found = cachedRead(this.db, 'watch-event-of', `${player.id}:${eventId}`, () =>
-      this.db
+    const found = cachedRead(this.db, 'watch-event-of', `${player.id}:${eventId}`, (db) =>
+      db
         .selectFrom('events')
         .select('id')
         .where('id', '=', eventId)

@@ -22,9 +22,9 @@ export class WebhooksRepository {
 
   /** The event subscriptions (as stored) of the organization's webhooks of `kind`: asked for every viewer report, so cached. */
   subscriptions(organizationId: number, kind: string): MaybePromise<string[]> {
-    const found = cachedRead(this.db, 'webhook-subscriptions', `${organizationId}:${kind}`, async () => ({
+    const found = cachedRead(this.db, 'webhook-subscriptions', `${organizationId}:${kind}`, async (db) => ({
       lists: (
-        await this.db.selectFrom('webhooks').select('event_subscriptions').where('organization_id', '=', organizationId).where('kind', '=', kind).execute()
+        await db.selectFrom('webhooks').select('event_subscriptions').where('organization_id', '=', organizationId).where('kind', '=', kind).execute()
       ).map((r) => r.event_subscriptions),
     }));
     return mapMaybe(found, (f) => f!.lists);
