@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dialects } from './helpers/harness.ts';
-import { freePort, freshSchemaEnv, until } from './helpers/processes.ts';
+import { freePort, freshSchemaEnv, sendJson, until } from './helpers/processes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const P = '/dashboard/v1';
@@ -26,38 +26,10 @@ function childrenOf(pid: number): number[] {
 }
 
 /** A request on `agent`'s one kept-alive connection; the supervisor handed each new connection to the next process. */
-function request(
-  agent: http.Agent,
-  port: number,
-  token: string,
-  method: string,
-  url: string,
-  body?: unknown,
-): Promise<{ status: number; body: any; process: string }> {
-  return new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path: url,
-        agent,
-        headers: { authorization: `Bearer ${token}`, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        // The request id's prefix is its process's (src/http/request-id.ts).
-        res.on('end', () =>
-          resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : null, process: String(res.headers['x-request-id']).split('-')[0] }),
-        );
-      },
-    );
-    req.once('error', reject);
-    req.end(data);
-  });
+async function request(agent: http.Agent, port: number, token: string, method: string, url: string, body?: unknown) {
+  const { status, body: answer, headers } = await sendJson({ port, token, agent }, method, url, body).answer;
+  // The request id's prefix is its process's (src/http/request-id.ts).
+  return { status, body: answer, process: String(headers['x-request-id']).split('-')[0] };
 }
 
 const connection = () => new http.Agent({ keepAlive: true, maxSockets: 1 });

@@ -10,42 +10,18 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dialects } from './helpers/harness.ts';
-import { freePort, freshSchemaEnv, until } from './helpers/processes.ts';
+import { freePort, freshSchemaEnv, sendJson, until } from './helpers/processes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const P = '/dashboard/v1';
 
-function send(port: number, token: string, method: string, url: string, body?: unknown): { answer: Promise<{ status: number; body: any }>; abort: () => void } {
-  const data = body === undefined ? undefined : JSON.stringify(body);
-  let req: http.ClientRequest;
-  const answer = new Promise<{ status: number; body: any }>((resolve, reject) => {
-    req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path: url,
-        headers: { authorization: `Bearer ${token}`, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : null }));
-      },
-    );
-    req.once('error', reject);
-    req.end(data);
-  });
-  return { answer, abort: () => req.destroy() };
-}
+const send = (port: number, token: string, method: string, url: string, body?: unknown) => sendJson({ port, token }, method, url, body);
 
 describe.each(dialects)('a shutdown while a request runs, on %s', (dialect) => {
   const dirs: string[] = [];

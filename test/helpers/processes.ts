@@ -1,3 +1,4 @@
+import http from 'node:http';
 import net from 'node:net';
 import pg from 'pg';
 import { TEST_SCHEMA_PREFIX } from './harness.ts';
@@ -38,4 +39,49 @@ export async function until<T>(what: string, check: () => Promise<T | null | und
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+export interface JsonAnswer {
+  status: number;
+  body: any;
+  headers: http.IncomingHttpHeaders;
+}
+
+/**
+ * A JSON request with a bearer token to a server a test started as a process, over Node's own client
+ * (`agent`: keep the connection, to meet the same process again). `abort` drops the connection, as a
+ * client that went away does.
+ */
+export function sendJson(
+  target: { port: number; token: string; agent?: http.Agent },
+  method: string,
+  url: string,
+  body?: unknown,
+): { answer: Promise<JsonAnswer>; abort: () => void } {
+  const data = body === undefined ? undefined : JSON.stringify(body);
+  let req: http.ClientRequest;
+  const answer = new Promise<JsonAnswer>((resolve, reject) => {
+    req = http.request(
+      {
+        host: '127.0.0.1',
+        port: target.port,
+        method,
+        path: url,
+        agent: target.agent,
+        headers: {
+          authorization: `Bearer ${target.token}`,
+          ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : null, headers: res.headers }));
+      },
+    );
+    req.once('error', reject);
+    req.end(data);
+  });
+  return { answer, abort: () => req.destroy() };
 }
