@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { Database } from '../src/db/database.ts';
 import { readCacheOf } from '../src/db/read-cache.ts';
+import { UNCACHED_TABLES } from '../src/db/uncached-tables.ts';
+import { readReach } from '../src/db/write-reach.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { uncoveredTables } from '../src/db/pg-change-triggers.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
@@ -178,6 +180,24 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     // Deleting the player row alone, in this process: only the cascade removes the CTA.
     await t.database.db.deleteFrom('players').where('id', '=', player.id).execute();
     expect((await org.api.get(`${P}/ctas/${res.body.id}`)).status).toBe(404);
+  });
+
+  it("reads what each write reaches from the schema: cascades, counting triggers, and no table's reach from an uncached one", async () => {
+    const reach = await readReach(t.database.db);
+    const of = (n: string) => [...(reach.get(n) ?? [])];
+    expect(reach.get('players update')).toBeUndefined();
+    expect(of('players delete')).toEqual(expect.arrayContaining(['chapters', 'events', 'event_counts', 'player_tags']));
+    expect(of('chapters delete')).toEqual(expect.arrayContaining(['events', 'event_counts']));
+    expect(of('events insert')).toContain('event_counts');
+    expect(of('live_streams delete')).toContain('live_stream_instances');
+    // Writes to the uncached tables move no clock (src/db/uncached-tables.ts): what they reach must be uncached too.
+    for (const table of UNCACHED_TABLES) {
+      for (const op of ['insert', 'update', 'delete']) {
+        expect(
+          reach.get(`${table} ${op}`) === null ? ['anything'] : of(`${table} ${op}`).filter((x) => !(UNCACHED_TABLES as readonly string[]).includes(x)),
+        ).toEqual([]);
+      }
+    }
   });
 
   it('does not serve a read made inside a transaction that rolled back', async () => {

@@ -40,8 +40,7 @@ const processIdOf = (client: object): number | undefined => (client as { process
  * notification about them. The COMMIT matters: a read over another connection between a write and its
  * commit may have cached the old row. A transaction that only read moves nothing. `committed` says
  * whether other connections can see the change already (a COMMIT, or a statement outside a
- * transaction): only then is it worth telling other processes. A statement that failed inside a
- * transaction counts as its end (the COMMIT's answer may be what was lost).
+ * transaction): only then is it worth telling other processes.
  */
 export function wrapPgPool(pool: pg.Pool, watch: PoolWatch): PostgresPool {
   pool.on('remove', (client) => {
@@ -66,24 +65,37 @@ export function wrapPgPool(pool: pg.Pool, watch: PoolWatch): PostgresPool {
           inTransaction = false;
         };
         (client as { query: unknown }).query = async (...args: unknown[]) => {
-          let result: pg.QueryResult;
+          let result: pg.QueryResult | pg.QueryResult[];
+          const text = textOf(args[0]);
           try {
             result = await query(...args);
           } catch (err) {
-            if (inTransaction) ended(true);
+            // The answer may be what was lost (a connection dropped after the server committed): a
+            // COMMIT counts as done, and a write outside a transaction as made. A statement that
+            // failed inside a transaction made nothing visible; the transaction goes on or rolls back.
+            if (/^\s*commit\b/i.test(text)) ended(true);
+            else if (!inTransaction && !/^\s*select\b/i.test(text) && !writesOnlyUncached(text)) watch.onChange(watch.reach.tablesOf(text), true);
             throw err;
           }
+          // Several statements in one text (a simple query) answer one result each: where they wrote is not told.
+          if (Array.isArray(result)) {
+            wrote = true;
+            written = null;
+            watch.onChange(null, !inTransaction);
+            return result;
+          }
           const command = (result as pg.QueryResult | undefined)?.command;
-          if (command === 'BEGIN') {
+          // `start transaction …` (an isolation level or access mode) is tagged START.
+          if (command === 'BEGIN' || command === 'START') {
             wrote = false;
             written = new Set();
             inTransaction = true;
           }
           // ROLLBACK TO SAVEPOINT has the tag ROLLBACK too, and the transaction goes on.
-          else if (command === 'COMMIT' || (command === 'ROLLBACK' && !/^\s*rollback\s+to\b/i.test(textOf(args[0])))) {
+          else if (command === 'COMMIT' || (command === 'ROLLBACK' && !/^\s*rollback\s+to\b/i.test(text))) {
             ended(command === 'COMMIT');
-          } else if ((!result || !unchanged(result)) && !writesOnlyUncached(textOf(args[0]))) {
-            const tables = watch.reach.tablesOf(textOf(args[0]));
+          } else if ((!result || !unchanged(result)) && !writesOnlyUncached(text)) {
+            const tables = watch.reach.tablesOf(text);
             wrote = true;
             if (tables === null) written = null;
             else if (written) for (const table of tables) written.add(table);

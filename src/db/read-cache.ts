@@ -91,6 +91,8 @@ export class ReadCache {
     const value = await load(read);
     const now = this.clock.now();
     if (value === undefined || now === null) return value;
+    // A load that sent no query through the instance it was given read tables it did not tell: unknown.
+    if (read.seen.size === 0) read.unknown = true;
     // A change that landed while the query ran makes this value unsafe to keep.
     const keep = read.unknown ? now === total : read.unchanged();
     // The namespace's other rows first, by the tables known before this load; then what it read joins them.

@@ -3,16 +3,19 @@ import { isPostgres } from './dialect.ts';
 
 // The statement forms Kysely compiles a write to one table into (SQLite's `or ignore`/`or replace`
 // included). Anything else (a `with` before it, a table named with its schema, raw SQL) is unknown.
-const WRITE = /^\s*(insert\s+(?:or\s+([a-z]+)\s+)?into|replace\s+into|update(?:\s+or\s+[a-z]+)?|delete\s+from)\s+"([^"]+)"(?!\s*\.)/i;
-// The same in a trigger's body, where names are written bare as often as quoted.
-const BODY_WRITE = /\b(insert\s+(?:or\s+([a-z]+)\s+)?into|replace\s+into|update(?:\s+or\s+[a-z]+)?|delete\s+from)\s+("?)([a-z_][a-z0-9_]*)\3/gi;
+const WRITE = /^\s*(insert\s+(?:or\s+([a-z]+)\s+)?into|replace\s+into|update(?:\s+or\s+([a-z]+))?|delete\s+from)\s+"([^"]+)"(?!\s*\.)/i;
+// The same in a trigger's body, where names are written bare as often as quoted (`only`: PostgreSQL's
+// table without its children). A name followed by a dot is a schema's: such a body counts as opaque.
+const BODY_WRITE =
+  /\b(insert\s+(?:or\s+([a-z]+)\s+)?into|replace\s+into|update(?:\s+or\s+([a-z]+))?|delete\s+from)\s+(?:only\s+)?("?)([a-z_][a-z0-9_]*)\4(\s*\.)?/gi;
 
 export type Op = 'insert' | 'update' | 'delete';
 
 /** The operations a statement's keyword and text amount to: an upsert also updates, a replace also deletes. */
 function opsOf(keyword: string, orWhat: string | undefined, statement: string): Op[] {
   const k = keyword.toLowerCase();
-  if (k.startsWith('update')) return ['update'];
+  // SQLite's `update or replace` may delete the rows its new values conflict with.
+  if (k.startsWith('update')) return orWhat?.toLowerCase() === 'replace' ? ['update', 'delete'] : ['update'];
   if (k.startsWith('delete')) return ['delete'];
   if (k.startsWith('replace') || orWhat?.toLowerCase() === 'replace') return ['insert', 'update', 'delete'];
   return /\bon\s+conflict\b[^]*\bdo\s+update\b/i.test(statement) ? ['insert', 'update'] : ['insert'];
@@ -21,7 +24,7 @@ function opsOf(keyword: string, orWhat: string | undefined, statement: string): 
 /** The table a statement writes and how, or null when it cannot be told from its text. */
 export function writeOf(statement: string): { table: string; ops: Op[] } | null {
   const m = WRITE.exec(statement);
-  return m ? { table: m[3], ops: opsOf(m[1], m[2], statement) } : null;
+  return m ? { table: m[4], ops: opsOf(m[1], m[2] ?? m[3], statement) } : null;
 }
 
 /**
@@ -93,12 +96,13 @@ async function edges(db: Kysely<any>): Promise<{ edges: Edge[]; opaque: string[]
     if (acts(onUpdate)) out.push({ from: node(referenced, 'update'), to: node(referencing, 'update') });
   };
   const trigger = (table: string, ops: Op[], body: string) => {
-    // Dynamic SQL could write anywhere.
-    if (/\bexecute\b/i.test(body)) for (const op of ops) opaque.push(node(table, op));
+    // Dynamic SQL, or a function called for its effects, could write anywhere.
+    if (/\b(execute|perform)\b/i.test(body)) for (const op of ops) opaque.push(node(table, op));
     for (const m of body.matchAll(BODY_WRITE)) {
       // An upsert's `do update set`: not a table.
-      if (m[4].toLowerCase() === 'set') continue;
-      for (const op of ops) for (const to of opsOf(m[1], m[2], body)) out.push({ from: node(table, op), to: node(m[4].toLowerCase(), to) });
+      if (m[5].toLowerCase() === 'set') continue;
+      if (m[6]) for (const op of ops) opaque.push(node(table, op));
+      for (const op of ops) for (const to of opsOf(m[1], m[2] ?? m[3], body)) out.push({ from: node(table, op), to: node(m[5].toLowerCase(), to) });
     }
   };
   if (isPostgres(db)) {

@@ -12,6 +12,7 @@ describe('writeOf', () => {
     expect(writeOf('insert or replace into "tags" ("name") values (?)')).toEqual({ table: 'tags', ops: ['insert', 'update', 'delete'] });
     expect(writeOf('replace into "tags" ("name") values (?)')?.ops).toEqual(['insert', 'update', 'delete']);
     expect(writeOf('update "players" set "name" = ? where "id" = ?')).toEqual({ table: 'players', ops: ['update'] });
+    expect(writeOf('update or replace "tags" set "name" = ?')).toEqual({ table: 'tags', ops: ['update', 'delete'] });
     expect(writeOf('  delete from "players" where "id" = ?')).toEqual({ table: 'players', ops: ['delete'] });
   });
 
