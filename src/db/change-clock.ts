@@ -145,6 +145,11 @@ export class PgChangeClock implements ChangeClock {
     );
   }
 
+  /** A notification says one of our own pool's connections committed a change to `table`. */
+  notifiedOwn(table: string): void {
+    this.generations.moved([table]);
+  }
+
   /** A notification says another connection committed a change to our schema. */
   notified(): void {
     this.generations.moved(null);

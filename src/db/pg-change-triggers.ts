@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { CHANGE_CHANNEL } from './pg-connection.ts';
+import { CHANGE_CHANNEL, TABLE_CHANNEL } from './pg-connection.ts';
 import { UNCACHED_TABLES } from './uncached-tables.ts';
 
 const FUNCTION = 'reelbase_notify_change';
@@ -7,7 +7,8 @@ const ROW_TRIGGER = 'reelbase_changes_rows';
 const TRUNCATE_TRIGGER = 'reelbase_changes_truncate';
 
 /**
- * PostgreSQL: makes every table of the current schema notify CHANGE_CHANNEL (payload: the schema) when
+ * PostgreSQL: makes every table of the current schema notify CHANGE_CHANNEL (payload: the schema) and
+ * TABLE_CHANNEL (payload: the schema, a space and the table; see `listenForChanges`) when
  * a transaction that changed its rows commits, for the change clock of every process using the
  * database (src/db/change-clock.ts). Run after the migrations, on every start, so that a table a later
  * migration adds is covered without that migration having to remember it; tables already covered are
@@ -23,6 +24,7 @@ export async function installChangeTriggers(db: Kysely<any>): Promise<void> {
       create or replace function ${sql.ref(FUNCTION)}() returns trigger language plpgsql as $$
       begin
         perform pg_notify(${sql.lit(CHANGE_CHANNEL)}, tg_table_schema);
+        perform pg_notify(${sql.lit(TABLE_CHANNEL)}, tg_table_schema || ' ' || tg_table_name);
         return null;
       end
       $$`.execute(trx);

@@ -7,6 +7,12 @@ import type { WriteReach } from './write-reach.ts';
 
 /** The channel the change triggers notify on (src/db/pg-change-triggers.ts); the payload is the schema. */
 export const CHANGE_CHANNEL = 'reelbase_changes';
+/**
+ * The same commits, one notification per table changed (payload: `<schema> <table>`). A second channel
+ * rather than a new payload on the first, so that a process of an earlier release, listening beside
+ * this one during a rolling upgrade, still hears its own.
+ */
+export const TABLE_CHANNEL = 'reelbase_changes_tables';
 
 const wrapped = new WeakSet<object>();
 
@@ -154,10 +160,18 @@ export function listenForChanges(config: pg.ClientConfig, clock: PgChangeClock, 
       await c.connect();
       const schema = (await c.query<{ schema: string }>('select current_schema() as schema')).rows[0].schema;
       c.on('notification', (n) => {
-        // Our own pool's commits moved the clock already, by the tables they wrote (wrapPgPool).
-        if (n.payload === schema && !own.has(n.processId)) clock.notified();
+        // Our own pool's commits moved the clock already, by the tables they wrote (wrapPgPool). Their
+        // notifications per table move those tables again: what the reach missed (a foreign key or
+        // trigger another process's migration added, a COMMIT whose answer never came) is then caught
+        // within a moment, as every commit was before the clock followed tables.
+        if (n.channel === CHANGE_CHANNEL) {
+          if (n.payload === schema && !own.has(n.processId)) clock.notified();
+        } else if (own.has(n.processId) && n.payload?.startsWith(`${schema} `)) {
+          clock.notifiedOwn(n.payload.slice(schema.length + 1));
+        }
       });
       await c.query(`listen ${CHANGE_CHANNEL}`);
+      await c.query(`listen ${TABLE_CHANNEL}`);
       if (client !== c) return;
       retry = RETRY_MIN_MS;
       clock.listening(true);
