@@ -70,6 +70,12 @@ export function wrapPgPool(pool: pg.Pool, watch: PoolWatch): PostgresPool {
           wrote = false;
           inTransaction = false;
         };
+        const wroteTo = (tables: readonly string[] | null) => {
+          wrote = true;
+          if (tables === null) written = null;
+          else if (written) for (const table of tables) written.add(table);
+          watch.onChange(tables, !inTransaction);
+        };
         (client as { query: unknown }).query = async (...args: unknown[]) => {
           let result: pg.QueryResult | pg.QueryResult[];
           const text = textOf(args[0]);
@@ -80,14 +86,12 @@ export function wrapPgPool(pool: pg.Pool, watch: PoolWatch): PostgresPool {
             // COMMIT counts as done, and a write outside a transaction as made. A statement that
             // failed inside a transaction made nothing visible; the transaction goes on or rolls back.
             if (/^\s*commit\b/i.test(text)) ended(true);
-            else if (!inTransaction && !/^\s*select\b/i.test(text) && !writesOnlyUncached(text)) watch.onChange(watch.reach.tablesOf(text), true);
+            else if (!inTransaction && !/^\s*select\b/i.test(text) && !writesOnlyUncached(text)) wroteTo(watch.reach.tablesOf(text));
             throw err;
           }
           // Several statements in one text (a simple query) answer one result each: where they wrote is not told.
           if (Array.isArray(result)) {
-            wrote = true;
-            written = null;
-            watch.onChange(null, !inTransaction);
+            wroteTo(null);
             return result;
           }
           const command = (result as pg.QueryResult | undefined)?.command;
@@ -101,11 +105,7 @@ export function wrapPgPool(pool: pg.Pool, watch: PoolWatch): PostgresPool {
           else if (command === 'COMMIT' || (command === 'ROLLBACK' && !/^\s*rollback\s+to\b/i.test(text))) {
             ended(command === 'COMMIT');
           } else if ((!result || !unchanged(result)) && !writesOnlyUncached(text)) {
-            const tables = watch.reach.tablesOf(text);
-            wrote = true;
-            if (tables === null) written = null;
-            else if (written) for (const table of tables) written.add(table);
-            watch.onChange(tables, !inTransaction);
+            wroteTo(watch.reach.tablesOf(text));
           }
           return result;
         };
