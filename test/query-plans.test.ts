@@ -146,19 +146,37 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
     if (dialect === 'postgres') expect(plans[2]).toMatch(/Index Only Scan Backward/);
   });
 
-  it("a player's CTAs: one range of the (organization, player, id) index; with the defaults, a merge of two ranges, not a sort", async () => {
+  it("a player's CTAs: a deep page starts from event_pages' runs, then one range of the (organization, player, id) index; with the defaults, a merge of two ranges, not a sort", async () => {
     const own: EventFilter = { organizationId: org.organizationId, playerId: player.id };
-    const plans = await plansOf(async (repo) => {
-      await repo.list(own, { limit: 200, offset: 499_800 }, 1_000_000);
-      await repo.list({ ...own, includeDefaults: true }, { limit: 200, offset: 499_800 });
-    });
-    expect(plans).toHaveLength(2);
-    walksOnly(plans[0], 'events_org_player_idx');
-    expect(pageIds(plans[1])).toMatch(dialect === 'sqlite' ? /MERGE \(UNION ALL\)/ : /Merge Append/);
-    expect(pageIds(plans[1])).toMatch(uses('events_org_player_idx'));
-    expect(pageIds(plans[1])).toMatch(uses(dialect === 'sqlite' ? 'events_org_(defaults|chapter)_idx' : 'events_org_defaults_idx'));
-    expect(pageIds(plans[1])).not.toMatch(SORTS);
-    expect(pageIds(plans[1])).not.toMatch(/Seq Scan|Filter:/);
+    // Counts of a million in the first run of ids, so that the deep pages below are found through them.
+    const runs = [
+      { organization_id: org.organizationId, scope: 'player' as const, scope_id: player.id, bucket: 0, n: 1_000_000 },
+      { organization_id: org.organizationId, scope: 'chapter' as const, scope_id: 0, bucket: 0, n: 1_000 },
+    ];
+    await t.database.db.insertInto('event_pages').values(runs).execute();
+    let plans: string[];
+    try {
+      plans = await plansOf(async (repo) => {
+        await repo.list(own, { limit: 200, offset: 499_800 }, 1_000_000);
+        await repo.list({ ...own, includeDefaults: true }, { limit: 200, offset: 499_800 });
+      });
+    } finally {
+      await t.database.db.deleteFrom('event_pages').where('organization_id', '=', org.organizationId).where('bucket', '=', 0).where('n', '>=', 1_000).execute();
+    }
+    expect(plans).toHaveLength(4);
+    for (const runsRead of [plans[0], plans[2]]) {
+      expect(runsRead).toMatch(
+        dialect === 'sqlite' ? /SEARCH event_pages USING PRIMARY KEY \(organization_id=\? AND scope=\? AND scope_id=\?\)/ : uses('event_pages_pk'),
+      );
+      expect(runsRead).not.toMatch(/\bevents\b/);
+    }
+    walksOnly(plans[1], 'events_org_player_idx');
+    expect(pageIds(plans[1])).toMatch(dialect === 'sqlite' ? /id>\?/ : /Index Cond: .*id >= /);
+    expect(pageIds(plans[3])).toMatch(dialect === 'sqlite' ? /MERGE \(UNION ALL\)/ : /Merge Append/);
+    expect(pageIds(plans[3])).toMatch(uses('events_org_player_idx'));
+    expect(pageIds(plans[3])).toMatch(uses(dialect === 'sqlite' ? 'events_org_(defaults|chapter)_idx' : 'events_org_defaults_idx'));
+    expect(pageIds(plans[3])).not.toMatch(SORTS);
+    expect(pageIds(plans[3])).not.toMatch(/Seq Scan|Filter:/);
   });
 
   it("the organization's events: the (organization, id) index, from the nearer end", async () => {

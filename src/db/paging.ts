@@ -26,3 +26,24 @@ export function pageIdsOf(filtered: SelectQueryBuilder<DB, any, object>, page: {
     .limit(read.limit)
     .offset(read.offset);
 }
+
+/**
+ * Bits of an id that `event_pages` (migration 0033) groups by: each of its rows counts a list's
+ * events in one run of 4,096 ids. Fixed by that migration: changing it needs one that rebuilds the table.
+ */
+export const EVENT_PAGE_BITS = 12;
+
+/**
+ * Where the entry at `offset` of a list is, from the list's counts per run of ids (in run order):
+ * the first id of its run, and how many of the list's entries in that run come before it. Walking
+ * from there costs at most one run instead of every entry before the page. `null`: past the counts.
+ */
+export function startOf(runs: ReadonlyArray<{ bucket: number; n: number }>, offset: number, bits = EVENT_PAGE_BITS): { fromId: number; skip: number } | null {
+  let before = 0;
+  for (const run of runs) {
+    const n = Number(run.n);
+    if (before + n > offset) return { fromId: Number(run.bucket) * 2 ** bits, skip: offset - before };
+    before += n;
+  }
+  return null;
+}

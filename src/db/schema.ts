@@ -184,6 +184,17 @@ export interface EventCountsTable {
   n: number;
 }
 
+/** Events per run of 4,096 ids of each list (migration 0033): where a deep page starts. */
+export interface EventPagesTable {
+  organization_id: number;
+  /** 'org' (scope_id 0), 'chapter' (0: the defaults) or 'player'. */
+  scope: 'org' | 'chapter' | 'player';
+  scope_id: number;
+  /** `id >> EVENT_PAGE_BITS`. */
+  bucket: number;
+  n: number;
+}
+
 /** Rows per organization of the tables counted by triggers (src/db/row-counts.ts). */
 export interface RowCountsTable {
   table_name: string;
@@ -622,6 +633,7 @@ export interface DB {
   chapters: ChaptersTable;
   events: EventsTable;
   event_counts: EventCountsTable;
+  event_pages: EventPagesTable;
   row_counts: RowCountsTable;
   tags: TagsTable;
   player_tags: PlayerTagsTable;

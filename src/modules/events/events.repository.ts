@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable, Updateable, ExpressionBuilder, Exp
 import type { DB, EventsTable } from '../../db/schema.ts';
 import { matchesText, type SearchedTable } from '../../db/text-search.ts';
 import { cachedRead } from '../../db/read-cache.ts';
-import { nearerEnd } from '../../db/paging.ts';
+import { EVENT_PAGE_BITS, nearerEnd, startOf } from '../../db/paging.ts';
 import { mapMaybe, type MaybePromise } from '../../lib/maybe-promise.ts';
 
 export type EventRow = Selectable<EventsTable>;
@@ -43,6 +43,9 @@ export interface ChapterOwner {
 /** What `/v1/events/search` reads (migration 0022). */
 const EVENT_SEARCH: SearchedTable = { table: 'events', fts: 'events_search', columns: ['name', 'description', 'html'] };
 
+/** A walk longer than this (index entries before the page) starts from the counts of `event_pages` instead. */
+const DEEP_WALK = 2 ** (EVENT_PAGE_BITS + 1);
+
 /** Whether a filter takes in the organization's defaults: asked alone, or beside a chapter's or player's events. */
 const withDefaults = (f: EventFilter) => Boolean(f.defaultsOnly || (f.includeDefaults && (f.chapterId !== undefined || f.playerId !== undefined)));
 
@@ -81,16 +84,28 @@ export class EventsRepository {
   /**
    * One page, as a deferred join: the page's ids first, from an index alone (a deep page's offset
    * walks index entries, not rows), then those rows. With `total` known, a page in the later half is
-   * walked to from the end. Several ranges (a player's events and the defaults) are merged in id
-   * order (a merge of ordered index scans on both dialects, not a sort).
+   * walked to from the end. A walk that would still be long starts from the run of ids the page's
+   * first entry is in, found from `event_pages`. Several ranges (a player's events and the defaults)
+   * are merged in id order (a merge of ordered index scans on both dialects, not a sort).
    */
   async list(f: EventFilter, page: Limit, total?: number): Promise<EventRow[]> {
     const read = nearerEnd(page, total);
     if (!read) return [];
     const ranges = this.ranges(f);
+    const walk = ranges.length > 1 ? page.offset : read.offset;
+    const start = walk > DEEP_WALK ? await this.pageStart(f, page.offset) : null;
     let ids;
-    if (ranges.length > 1) ids = this.merged(f, ranges, page);
-    else {
+    if (ranges.length > 1) ids = this.merged(f, ranges, start ? { limit: page.limit, offset: start.skip } : page, start?.fromId);
+    else if (start) {
+      ids = this.db
+        .selectFrom('events')
+        .select('events.id')
+        .where(this.where(f))
+        .where('events.id', '>=', start.fromId)
+        .orderBy('events.id', 'asc')
+        .limit(page.limit)
+        .offset(start.skip);
+    } else {
       // The outer query orders the page's rows, whichever end its ids were read from.
       ids = this.db
         .selectFrom('events')
@@ -104,10 +119,41 @@ export class EventsRepository {
   }
 
   /**
+   * Where the entry at `offset` of the filter's list is, from the list's counts per run of ids
+   * (`event_pages`, migration 0033). `null` when the filter is not one of the counted lists (it
+   * filters by type, state or text) or the counts end before the offset.
+   */
+  private async pageStart(f: EventFilter, offset: number) {
+    if (f.text || f.state !== undefined || (f.eventTypes && f.eventTypes.length > 0)) return null;
+    if (f.chapterId !== undefined && f.playerId !== undefined) return null;
+    const lists: Array<['org' | 'chapter' | 'player', number]> = [];
+    if (f.chapterId !== undefined) lists.push(['chapter', f.chapterId]);
+    if (f.playerId !== undefined) lists.push(['player', f.playerId]);
+    if (withDefaults(f)) lists.push(['chapter', 0]);
+    if (lists.length === 0) lists.push(['org', 0]);
+    // One range of the primary key per list (an OR of them is planned as a search of the whole organization).
+    const rows = await lists
+      .map(([scope, id]) =>
+        this.db
+          .selectFrom('event_pages')
+          .select(['bucket', 'n'])
+          .where('organization_id', '=', f.organizationId)
+          .where('scope', '=', scope)
+          .where('scope_id', '=', id),
+      )
+      .reduce((all, next) => all.unionAll(next))
+      .execute();
+    const byRun = new Map<number, number>();
+    for (const row of rows) byRun.set(Number(row.bucket), (byRun.get(Number(row.bucket)) ?? 0) + Number(row.n));
+    const runs = [...byRun].sort((x, y) => x[0] - y[0]).map(([bucket, n]) => ({ bucket, n }));
+    return startOf(runs, offset);
+  }
+
+  /**
    * Several ranges' ids in one id order, each range ordered in a subquery of its own: that is the
    * shape PostgreSQL merges (Merge Append) rather than sorts, and SQLite merges too (MERGE UNION ALL).
    */
-  private merged(f: EventFilter, ranges: ReturnType<EventsRepository['ranges']>, page: Limit) {
+  private merged(f: EventFilter, ranges: ReturnType<EventsRepository['ranges']>, page: Limit, fromId?: number) {
     return ranges
       .map((range, i) =>
         this.db
@@ -116,6 +162,7 @@ export class EventsRepository {
               .selectFrom('events')
               .select('events.id')
               .where((eb) => eb.and([this.others(f)(eb), range(eb)]))
+              .$if(fromId !== undefined, (qb) => qb.where('events.id', '>=', fromId!))
               .orderBy('events.id', 'asc')
               .as(`range${i}`),
           )
