@@ -9,7 +9,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { numbersTo } from '../bench/seed-size.ts';
-import { EVENT_PAGE_BITS } from '../src/db/paging.ts';
+import { PAGE_RUN_BITS } from '../src/db/paging.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 
@@ -88,7 +88,7 @@ describe.each(dialects)('deep pages from the counts per run of ids, on %s', (dia
     for (const list of await lists()) {
       const pages = Math.ceil(list.ids.length / PER_PAGE);
       const deep = [...new Set([Math.floor(pages / 2), Math.floor(pages / 2) + 1, Math.floor((pages * 2) / 3), pages - 3, pages, pages + 1])];
-      for (const page of deep.filter((p) => (p - 1) * PER_PAGE > 2 ** (EVENT_PAGE_BITS + 1) || p > pages)) {
+      for (const page of deep.filter((p) => (p - 1) * PER_PAGE > 2 ** (PAGE_RUN_BITS + 1) || p > pages)) {
         const sep = list.url.includes('?') ? '&' : '?';
         const res = await org.api.get(`${list.url}${sep}per_page=${PER_PAGE}&page=${page}`);
         expect(res.status, res.raw).toBe(200);
@@ -101,7 +101,7 @@ describe.each(dialects)('deep pages from the counts per run of ids, on %s', (dia
 
   /** `event_pages` equals a recount of the events, row for row, with no row left at zero. */
   async function expectCountsExact() {
-    const bits = sql.lit(EVENT_PAGE_BITS);
+    const bits = sql.lit(PAGE_RUN_BITS);
     const recount = await sql<{ organization_id: number; scope: string; scope_id: number; bucket: number; n: number }>`
       SELECT organization_id, scope, scope_id, bucket, COUNT(*) AS n FROM (
         SELECT organization_id, 'org' AS scope, 0 AS scope_id, id >> ${bits} AS bucket FROM events

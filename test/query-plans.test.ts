@@ -290,22 +290,39 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
         .values(names.slice(i, i + 1_000))
         .execute();
     await sql`ANALYZE`.execute(t.database.db);
-    const plans = await plansOf(
-      async (_, __, { users, tags }) => {
-        await users.count(org.organizationId, {});
-        await users.list(org.organizationId, {}, { limit: 200, offset: 600_000 }, 1_000_000);
-        await tags.count(org.organizationId);
-        await tags.list(org.organizationId, { limit: 200, offset: 1_000 }, 1_000_000);
-        await tags.count(tagged.organizationId, 'webinar');
-      },
-      // Priced as at a million rows, as the events search above.
-      { cpu_operator_cost: '1' },
-    );
-    expect(plans).toHaveLength(5);
-    for (const count of [plans[0], plans[2]]) expect(count).toMatch(uses(dialect === 'sqlite' ? 'sqlite_autoindex_row_counts_1' : 'row_counts_pk'));
-    walksOnly(plans[1], 'users_org_idx');
-    walksOnly(plans[3], 'tags_org_idx');
-    expect(plans[4]).toMatch(dialect === 'sqlite' ? /tags_search VIRTUAL TABLE INDEX/ : uses('tags_name_trgm_idx'));
+    // Counts of a million users in the first run of ids, so that the deep page below is found through them.
+    const runs = { table_name: 'users', organization_id: org.organizationId, bucket: 0, n: 1_000_000 };
+    await t.database.db.insertInto('row_pages').values(runs).execute();
+    let plans: string[];
+    try {
+      plans = await plansOf(
+        async (_, __, { users, tags }) => {
+          await users.count(org.organizationId, {});
+          await users.list(org.organizationId, {}, { limit: 200, offset: 600_000 }, 1_000_000);
+          await tags.count(org.organizationId);
+          await tags.list(org.organizationId, { limit: 200, offset: 1_000 }, 1_000_000);
+          await tags.count(tagged.organizationId, 'webinar');
+        },
+        // Priced as at a million rows, as the events search above.
+        { cpu_operator_cost: '1' },
+      );
+    } finally {
+      await t.database.db
+        .deleteFrom('row_pages')
+        .where('table_name', '=', 'users')
+        .where('organization_id', '=', org.organizationId)
+        .where('bucket', '=', 0)
+        .execute();
+    }
+    expect(plans).toHaveLength(6);
+    for (const count of [plans[0], plans[3]]) expect(count).toMatch(uses(dialect === 'sqlite' ? 'sqlite_autoindex_row_counts_1' : 'row_counts_pk'));
+    // The deep page: the organization's runs from row_pages' key, then one range of the index from the run's first id.
+    expect(plans[1]).toMatch(dialect === 'sqlite' ? /SEARCH row_pages USING PRIMARY KEY \(table_name=\? AND organization_id=\?\)/ : uses('row_pages_pk'));
+    expect(plans[1]).not.toMatch(SORTS);
+    walksOnly(plans[2], 'users_org_idx');
+    expect(pageIds(plans[2])).toMatch(dialect === 'sqlite' ? /id>\?/ : /Index Cond: .*id >= /);
+    walksOnly(plans[4], 'tags_org_idx');
+    expect(plans[5]).toMatch(dialect === 'sqlite' ? /tags_search VIRTUAL TABLE INDEX/ : uses('tags_name_trgm_idx'));
   });
 
   // A PostgreSQL matter: SQLite has no such case, and the test is not made for it.

@@ -34,6 +34,7 @@ import * as m0030 from './migrations/0030_webhook_deliveries.ts';
 import * as m0031 from './migrations/0031_token_creators.ts';
 import * as m0032 from './migrations/0032_videos_by_status.ts';
 import * as m0033 from './migrations/0033_event_pages.ts';
+import * as m0034 from './migrations/0034_row_pages.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -68,6 +69,7 @@ const migrations: Record<string, Migration> = {
   '0031_token_creators': m0031,
   '0032_videos_by_status': m0032,
   '0033_event_pages': m0033,
+  '0034_row_pages': m0034,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -15,11 +15,26 @@ export function nearerEnd(page: { limit: number; offset: number }, total: number
 
 /**
  * The ids of one page of `filtered` (a query of one table with an `id`) in id order, for a deferred
- * join: read from an index alone, from the nearer end when `total` is known. `null`: past the end.
+ * join: read from an index alone, from the nearer end when `total` is known; a walk that would still
+ * be long starts from the run of ids the page's first entry is in, when `runs` gives the list's
+ * counts per run (`row_pages`). `null`: past the end.
  */
-export function pageIdsOf(filtered: SelectQueryBuilder<DB, any, object>, page: { limit: number; offset: number }, total: number | undefined) {
+export async function pageIdsOf(
+  filtered: SelectQueryBuilder<DB, any, object>,
+  page: { limit: number; offset: number },
+  total: number | undefined,
+  runs?: () => Promise<ReadonlyArray<{ bucket: number; n: number }>>,
+) {
   const read = nearerEnd(page, total);
   if (!read) return null;
+  const start = runs && read.offset > DEEP_WALK ? startOf(await runs(), page.offset) : null;
+  if (start)
+    return filtered
+      .select(sql<number>`id`.as('id'))
+      .where(sql.ref('id'), '>=', start.fromId)
+      .orderBy(sql`id`, 'asc')
+      .limit(page.limit)
+      .offset(start.skip);
   return filtered
     .select(sql<number>`id`.as('id'))
     .orderBy(sql`id`, read.reversed ? 'desc' : 'asc')
@@ -28,17 +43,21 @@ export function pageIdsOf(filtered: SelectQueryBuilder<DB, any, object>, page: {
 }
 
 /**
- * Bits of an id that `event_pages` (migration 0033) groups by: each of its rows counts a list's
- * events in one run of 4,096 ids. Fixed by that migration: changing it needs one that rebuilds the table.
+ * Bits of an id that `event_pages` (migration 0033) and `row_pages` (migration 0034) group by: each
+ * of their rows counts a list's entries in one run of 4,096 ids. Fixed by those migrations: changing
+ * it needs one that rebuilds both tables.
  */
-export const EVENT_PAGE_BITS = 12;
+export const PAGE_RUN_BITS = 12;
+
+/** A walk longer than this (index entries before the page) starts from the list's counts per run instead. */
+export const DEEP_WALK = 2 ** (PAGE_RUN_BITS + 1);
 
 /**
  * Where the entry at `offset` of a list is, from the list's counts per run of ids (in run order):
  * the first id of its run, and how many of the list's entries in that run come before it. Walking
  * from there costs at most one run instead of every entry before the page. `null`: past the counts.
  */
-export function startOf(runs: ReadonlyArray<{ bucket: number; n: number }>, offset: number, bits = EVENT_PAGE_BITS): { fromId: number; skip: number } | null {
+export function startOf(runs: ReadonlyArray<{ bucket: number; n: number }>, offset: number, bits = PAGE_RUN_BITS): { fromId: number; skip: number } | null {
   let before = 0;
   for (const run of runs) {
     const n = Number(run.n);

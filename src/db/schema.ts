@@ -190,7 +190,15 @@ export interface EventPagesTable {
   /** 'org' (scope_id 0), 'chapter' (0: the defaults) or 'player'. */
   scope: 'org' | 'chapter' | 'player';
   scope_id: number;
-  /** `id >> EVENT_PAGE_BITS`. */
+  /** `id >> PAGE_RUN_BITS`. */
+  bucket: number;
+  n: number;
+}
+
+/** Rows per organization and run of 4,096 ids of the paged tables (migration 0034, src/db/row-pages.ts). */
+export interface RowPagesTable {
+  table_name: string;
+  organization_id: number;
   bucket: number;
   n: number;
 }
@@ -635,6 +643,7 @@ export interface DB {
   event_counts: EventCountsTable;
   event_pages: EventPagesTable;
   row_counts: RowCountsTable;
+  row_pages: RowPagesTable;
   tags: TagsTable;
   player_tags: PlayerTagsTable;
   video_tags: VideoTagsTable;

@@ -11,7 +11,7 @@ import { isPostgres } from '../dialect.ts';
  * - scope 'chapter', key the chapter (0: the organization's defaults);
  * - scope 'player', key the player (events on any of its chapters).
  *
- * The run's size (12 bits) is read by the repository as `EVENT_PAGE_BITS` (src/db/paging.ts):
+ * The run's size (12 bits) is read by the repository as `PAGE_RUN_BITS` (src/db/paging.ts):
  * changing it needs a migration that rebuilds this table.
  */
 export async function up(db: Kysely<any>): Promise<void> {

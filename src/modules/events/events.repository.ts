@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable, Updateable, ExpressionBuilder, Exp
 import type { DB, EventsTable } from '../../db/schema.ts';
 import { matchesText, type SearchedTable } from '../../db/text-search.ts';
 import { cachedRead } from '../../db/read-cache.ts';
-import { EVENT_PAGE_BITS, nearerEnd, startOf } from '../../db/paging.ts';
+import { DEEP_WALK, nearerEnd, startOf } from '../../db/paging.ts';
 import { mapMaybe, type MaybePromise } from '../../lib/maybe-promise.ts';
 
 export type EventRow = Selectable<EventsTable>;
@@ -42,9 +42,6 @@ export interface ChapterOwner {
 
 /** What `/v1/events/search` reads (migration 0022). */
 const EVENT_SEARCH: SearchedTable = { table: 'events', fts: 'events_search', columns: ['name', 'description', 'html'] };
-
-/** A walk longer than this (index entries before the page) starts from the counts of `event_pages` instead. */
-const DEEP_WALK = 2 ** (EVENT_PAGE_BITS + 1);
 
 /** Whether a filter takes in the organization's defaults: asked alone, or beside a chapter's or player's events. */
 const withDefaults = (f: EventFilter) => Boolean(f.defaultsOnly || (f.includeDefaults && (f.chapterId !== undefined || f.playerId !== undefined)));

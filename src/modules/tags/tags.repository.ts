@@ -3,6 +3,7 @@ import type { DB, TagsTable } from '../../db/schema.ts';
 import { startsWithCi } from '../../db/dialect.ts';
 import { pageIdsOf } from '../../db/paging.ts';
 import { countedRows } from '../../db/row-counts.ts';
+import { runsOf } from '../../db/row-pages.ts';
 import { matchesText, type SearchedTable } from '../../db/text-search.ts';
 
 export type TagRow = Selectable<TagsTable>;
@@ -51,10 +52,16 @@ export class TagsRepository {
 
   /**
    * One page in id order, as a deferred join (the page's ids from an index alone, then those rows);
-   * with `total` known, a page in the later half is walked to from the end (src/db/paging.ts).
+   * with `total` known, a page in the later half is walked to from the end, and an unfiltered deep
+   * page from its run of ids in `row_pages` (src/db/paging.ts).
    */
   async list(organizationId: number, opts: { limit: number; offset: number; query?: string }, total?: number): Promise<TagRow[]> {
-    const ids = pageIdsOf(this.filtered(organizationId, opts.query), opts, total);
+    const ids = await pageIdsOf(
+      this.filtered(organizationId, opts.query),
+      opts,
+      total,
+      !opts.query ? () => runsOf(this.db, 'tags', organizationId) : undefined,
+    );
     return ids ? this.db.selectFrom('tags').selectAll().where('id', 'in', ids).orderBy('id').execute() : [];
   }
 

@@ -3,6 +3,7 @@ import type { DB, UsersTable } from '../../db/schema.ts';
 import { startsWithCi } from '../../db/dialect.ts';
 import { pageIdsOf } from '../../db/paging.ts';
 import { countedRows } from '../../db/row-counts.ts';
+import { runsOf } from '../../db/row-pages.ts';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -48,10 +49,16 @@ export class UsersRepository {
 
   /**
    * One page in id order, as a deferred join (the page's ids from an index alone, then those rows);
-   * with `total` known, a page in the later half is walked to from the end (src/db/paging.ts).
+   * with `total` known, a page in the later half is walked to from the end, and an unfiltered deep
+   * page from its run of ids in `row_pages` (src/db/paging.ts).
    */
   async list(organizationId: number, filter: UserFilter, opts: { limit: number; offset: number }, total?: number): Promise<UserRow[]> {
-    const ids = pageIdsOf(this.filtered(organizationId, filter), opts, total);
+    const ids = await pageIdsOf(
+      this.filtered(organizationId, filter),
+      opts,
+      total,
+      !filter.role && !filter.query ? () => runsOf(this.db, 'users', organizationId) : undefined,
+    );
     return ids ? this.db.selectFrom('users').selectAll().where('id', 'in', ids).orderBy('id').execute() : [];
   }
 

@@ -3,6 +3,7 @@ import type { DB, VideosTable } from '../../db/schema.ts';
 import { startsWithCi } from '../../db/dialect.ts';
 import { pageIdsOf } from '../../db/paging.ts';
 import { countedRows } from '../../db/row-counts.ts';
+import { runsOf } from '../../db/row-pages.ts';
 
 export type VideoRow = Selectable<VideosTable>;
 /** What a list of videos may be narrowed to: a name prefix, a status. */
@@ -50,10 +51,16 @@ export class VideosRepository {
 
   /**
    * One page in id order, as a deferred join (the page's ids from an index alone, then those rows);
-   * with `total` known, a page in the later half is walked to from the end (src/db/paging.ts).
+   * with `total` known, a page in the later half is walked to from the end, and an unfiltered deep
+   * page from its run of ids in `row_pages` (src/db/paging.ts).
    */
   async list(organizationId: number, opts: { limit: number; offset: number } & VideoFilter, total?: number): Promise<VideoRow[]> {
-    const ids = pageIdsOf(this.filtered(organizationId, opts), opts, total);
+    const ids = await pageIdsOf(
+      this.filtered(organizationId, opts),
+      opts,
+      total,
+      !opts.query && !opts.status ? () => runsOf(this.db, 'videos', organizationId) : undefined,
+    );
     return ids ? this.db.selectFrom('videos').selectAll().where('id', 'in', ids).orderBy('id').execute() : [];
   }
 

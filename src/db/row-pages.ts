@@ -1,0 +1,91 @@
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from './dialect.ts';
+import { PAGE_RUN_BITS } from './paging.ts';
+import type { DB } from './schema.ts';
+
+/** The tables whose unfiltered lists are paged from `row_pages`. */
+export type PagedTable = 'players' | 'videos' | 'users' | 'tags';
+
+/**
+ * `row_pages`: how many rows of a table each organization has in each run of 4,096 ids, kept by
+ * triggers in the writing transaction as `row_counts` is (src/db/row-counts.ts), so that a deep page
+ * of an unfiltered list starts at its run instead of walking every index entry before it
+ * (docs/performance.md, "Lists at size"; `event_pages` does the same for the event lists).
+ */
+export async function createRowPages(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('row_pages')
+    .addColumn('table_name', 'text', (c) => c.notNull())
+    .addColumn('organization_id', 'integer', (c) => c.notNull())
+    .addColumn('bucket', 'integer', (c) => c.notNull())
+    .addColumn('n', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('row_pages_pk', ['table_name', 'organization_id', 'bucket'])
+    // SQLite: the rows kept in the key's order, so that a list's runs are one contiguous read.
+    .$call((table) => (isPostgres(db) ? table : table.modifyEnd(sql`WITHOUT ROWID`)))
+    .execute();
+}
+
+/** Counts `table`'s rows per organization and run of ids from now on (and the rows it has). */
+export async function pageRowsOf(db: Kysely<any>, table: PagedTable): Promise<void> {
+  const BITS = PAGE_RUN_BITS;
+  const KEY = 'table_name, organization_id, bucket';
+  await sql
+    .raw(`INSERT INTO row_pages (${KEY}, n) SELECT '${table}', organization_id, id >> ${BITS}, COUNT(*) FROM ${table} GROUP BY organization_id, id >> ${BITS}`)
+    .execute(db);
+  if (isPostgres(db)) {
+    const change = (rows: string, sign: string) => `INSERT INTO row_pages (${KEY}, n)
+        SELECT '${table}', organization_id, id >> ${BITS}, ${sign}COUNT(*) FROM ${rows} GROUP BY organization_id, id >> ${BITS}
+        ON CONFLICT (${KEY}) DO UPDATE SET n = row_pages.n + EXCLUDED.n;`;
+    for (const [op, rows, sign] of [
+      ['insert', 'new_rows', ''],
+      ['delete', 'old_rows', '-'],
+    ] as const) {
+      await sql
+        .raw(`CREATE FUNCTION reelbase_row_pages_${table}_${op}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${change(rows, sign)} RETURN NULL; END $$`)
+        .execute(db);
+      await sql
+        .raw(
+          `CREATE TRIGGER row_pages_${op} AFTER ${op.toUpperCase()} ON ${table} REFERENCING ${op === 'insert' ? 'NEW' : 'OLD'} TABLE AS ${rows} FOR EACH STATEMENT EXECUTE FUNCTION reelbase_row_pages_${table}_${op}()`,
+        )
+        .execute(db);
+    }
+    return;
+  }
+  await sql
+    .raw(
+      `CREATE TRIGGER ${table}_row_pages_insert AFTER INSERT ON ${table} BEGIN
+        INSERT INTO row_pages (${KEY}, n) VALUES ('${table}', NEW.organization_id, NEW.id >> ${BITS}, 1)
+        ON CONFLICT (${KEY}) DO UPDATE SET n = row_pages.n + 1; END`,
+    )
+    .execute(db);
+  await sql
+    .raw(
+      `CREATE TRIGGER ${table}_row_pages_delete AFTER DELETE ON ${table} BEGIN
+        UPDATE row_pages SET n = n - 1 WHERE table_name = '${table}' AND organization_id = OLD.organization_id AND bucket = OLD.id >> ${BITS}; END`,
+    )
+    .execute(db);
+}
+
+export async function dropRowPages(db: Kysely<any>, tables: readonly PagedTable[]): Promise<void> {
+  for (const table of tables) {
+    for (const op of ['insert', 'delete']) {
+      if (isPostgres(db)) {
+        await sql.raw(`DROP TRIGGER row_pages_${op} ON ${table}`).execute(db);
+        await sql.raw(`DROP FUNCTION reelbase_row_pages_${table}_${op}()`).execute(db);
+      } else await sql.raw(`DROP TRIGGER ${table}_row_pages_${op}`).execute(db);
+    }
+  }
+  await db.schema.dropTable('row_pages').execute();
+}
+
+/** The organization's rows of a paged table per run of ids, in run order. */
+export async function runsOf(db: Kysely<DB>, table: PagedTable, organizationId: number): Promise<Array<{ bucket: number; n: number }>> {
+  const rows = await db
+    .selectFrom('row_pages')
+    .select(['bucket', 'n'])
+    .where('table_name', '=', table)
+    .where('organization_id', '=', organizationId)
+    .orderBy('bucket')
+    .execute();
+  return rows.map((r) => ({ bucket: Number(r.bucket), n: Number(r.n) }));
+}
