@@ -24,48 +24,63 @@ export async function countRowsOf(db: Kysely<any>, table: string): Promise<void>
   await sql
     .raw(`INSERT INTO row_counts (table_name, organization_id, n) SELECT '${table}', organization_id, COUNT(*) FROM ${table} GROUP BY organization_id`)
     .execute(db);
-  if (isPostgres(db)) {
-    const change = (rows: string, sign: string) => `INSERT INTO row_counts (table_name, organization_id, n)
+  await countingTriggers(db, table, 'row_counts', {
+    perStatement: (rows, sign) => `INSERT INTO row_counts (table_name, organization_id, n)
         SELECT '${table}', organization_id, ${sign}COUNT(*) FROM ${rows} GROUP BY organization_id
-        ON CONFLICT (table_name, organization_id) DO UPDATE SET n = row_counts.n + EXCLUDED.n;`;
+        ON CONFLICT (table_name, organization_id) DO UPDATE SET n = row_counts.n + EXCLUDED.n;`,
+    inserted: `INSERT INTO row_counts (table_name, organization_id, n) VALUES ('${table}', NEW.organization_id, 1)
+        ON CONFLICT (table_name, organization_id) DO UPDATE SET n = n + 1;`,
+    deleted: `UPDATE row_counts SET n = n - 1 WHERE table_name = '${table}' AND organization_id = OLD.organization_id;`,
+  });
+}
+
+/**
+ * The triggers that keep a table of counts (`counts`) of `table`'s rows, after its inserts and
+ * deletes in the writing transaction: statement-level over transition tables on PostgreSQL
+ * (`perStatement(rows, sign)`, one grouped change per statement), row triggers on SQLite
+ * (`inserted` over NEW, `deleted` over OLD).
+ */
+export async function countingTriggers(
+  db: Kysely<any>,
+  table: string,
+  counts: string,
+  body: { perStatement: (rows: string, sign: '' | '-') => string; inserted: string; deleted: string },
+): Promise<void> {
+  if (isPostgres(db)) {
     for (const [op, rows, sign] of [
       ['insert', 'new_rows', ''],
       ['delete', 'old_rows', '-'],
     ] as const) {
       await sql
-        .raw(`CREATE FUNCTION reelbase_row_counts_${table}_${op}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${change(rows, sign)} RETURN NULL; END $$`)
+        .raw(
+          `CREATE FUNCTION reelbase_${counts}_${table}_${op}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body.perStatement(rows, sign)} RETURN NULL; END $$`,
+        )
         .execute(db);
       await sql
         .raw(
-          `CREATE TRIGGER row_counts_${op} AFTER ${op.toUpperCase()} ON ${table} REFERENCING ${op === 'insert' ? 'NEW' : 'OLD'} TABLE AS ${rows} FOR EACH STATEMENT EXECUTE FUNCTION reelbase_row_counts_${table}_${op}()`,
+          `CREATE TRIGGER ${counts}_${op} AFTER ${op.toUpperCase()} ON ${table} REFERENCING ${op === 'insert' ? 'NEW' : 'OLD'} TABLE AS ${rows} FOR EACH STATEMENT EXECUTE FUNCTION reelbase_${counts}_${table}_${op}()`,
         )
         .execute(db);
     }
     return;
   }
-  await sql
-    .raw(
-      `CREATE TRIGGER ${table}_row_counts_insert AFTER INSERT ON ${table} BEGIN
-        INSERT INTO row_counts (table_name, organization_id, n) VALUES ('${table}', NEW.organization_id, 1)
-        ON CONFLICT (table_name, organization_id) DO UPDATE SET n = n + 1; END`,
-    )
-    .execute(db);
-  await sql
-    .raw(
-      `CREATE TRIGGER ${table}_row_counts_delete AFTER DELETE ON ${table} BEGIN
-        UPDATE row_counts SET n = n - 1 WHERE table_name = '${table}' AND organization_id = OLD.organization_id; END`,
-    )
-    .execute(db);
+  await sql.raw(`CREATE TRIGGER ${table}_${counts}_insert AFTER INSERT ON ${table} BEGIN\n        ${body.inserted} END`).execute(db);
+  await sql.raw(`CREATE TRIGGER ${table}_${counts}_delete AFTER DELETE ON ${table} BEGIN\n        ${body.deleted} END`).execute(db);
+}
+
+/** Drops what `countingTriggers` made. */
+export async function dropCountingTriggers(db: Kysely<any>, table: string, counts: string): Promise<void> {
+  for (const op of ['insert', 'delete']) {
+    if (isPostgres(db)) {
+      await sql.raw(`DROP TRIGGER ${counts}_${op} ON ${table}`).execute(db);
+      await sql.raw(`DROP FUNCTION reelbase_${counts}_${table}_${op}()`).execute(db);
+    } else await sql.raw(`DROP TRIGGER ${table}_${counts}_${op}`).execute(db);
+  }
 }
 
 /** Stops counting `table`'s rows, and forgets its counts. */
 export async function stopCountingRowsOf(db: Kysely<any>, table: string): Promise<void> {
-  for (const op of ['insert', 'delete']) {
-    if (isPostgres(db)) {
-      await sql.raw(`DROP TRIGGER row_counts_${op} ON ${table}`).execute(db);
-      await sql.raw(`DROP FUNCTION reelbase_row_counts_${table}_${op}()`).execute(db);
-    } else await sql.raw(`DROP TRIGGER ${table}_row_counts_${op}`).execute(db);
-  }
+  await dropCountingTriggers(db, table, 'row_counts');
   await sql`DELETE FROM row_counts WHERE table_name = ${table}`.execute(db);
 }
 

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from './dialect.ts';
 import { PAGE_RUN_BITS } from './paging.ts';
+import { countingTriggers, dropCountingTriggers } from './row-counts.ts';
 import type { DB } from './schema.ts';
 
 /** The tables whose unfiltered lists are paged from `row_pages`. */
@@ -32,49 +33,18 @@ export async function pageRowsOf(db: Kysely<any>, table: PagedTable): Promise<vo
   await sql
     .raw(`INSERT INTO row_pages (${KEY}, n) SELECT '${table}', organization_id, id >> ${BITS}, COUNT(*) FROM ${table} GROUP BY organization_id, id >> ${BITS}`)
     .execute(db);
-  if (isPostgres(db)) {
-    const change = (rows: string, sign: string) => `INSERT INTO row_pages (${KEY}, n)
+  await countingTriggers(db, table, 'row_pages', {
+    perStatement: (rows, sign) => `INSERT INTO row_pages (${KEY}, n)
         SELECT '${table}', organization_id, id >> ${BITS}, ${sign}COUNT(*) FROM ${rows} GROUP BY organization_id, id >> ${BITS}
-        ON CONFLICT (${KEY}) DO UPDATE SET n = row_pages.n + EXCLUDED.n;`;
-    for (const [op, rows, sign] of [
-      ['insert', 'new_rows', ''],
-      ['delete', 'old_rows', '-'],
-    ] as const) {
-      await sql
-        .raw(`CREATE FUNCTION reelbase_row_pages_${table}_${op}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${change(rows, sign)} RETURN NULL; END $$`)
-        .execute(db);
-      await sql
-        .raw(
-          `CREATE TRIGGER row_pages_${op} AFTER ${op.toUpperCase()} ON ${table} REFERENCING ${op === 'insert' ? 'NEW' : 'OLD'} TABLE AS ${rows} FOR EACH STATEMENT EXECUTE FUNCTION reelbase_row_pages_${table}_${op}()`,
-        )
-        .execute(db);
-    }
-    return;
-  }
-  await sql
-    .raw(
-      `CREATE TRIGGER ${table}_row_pages_insert AFTER INSERT ON ${table} BEGIN
-        INSERT INTO row_pages (${KEY}, n) VALUES ('${table}', NEW.organization_id, NEW.id >> ${BITS}, 1)
-        ON CONFLICT (${KEY}) DO UPDATE SET n = row_pages.n + 1; END`,
-    )
-    .execute(db);
-  await sql
-    .raw(
-      `CREATE TRIGGER ${table}_row_pages_delete AFTER DELETE ON ${table} BEGIN
-        UPDATE row_pages SET n = n - 1 WHERE table_name = '${table}' AND organization_id = OLD.organization_id AND bucket = OLD.id >> ${BITS}; END`,
-    )
-    .execute(db);
+        ON CONFLICT (${KEY}) DO UPDATE SET n = row_pages.n + EXCLUDED.n;`,
+    inserted: `INSERT INTO row_pages (${KEY}, n) VALUES ('${table}', NEW.organization_id, NEW.id >> ${BITS}, 1)
+        ON CONFLICT (${KEY}) DO UPDATE SET n = row_pages.n + 1;`,
+    deleted: `UPDATE row_pages SET n = n - 1 WHERE table_name = '${table}' AND organization_id = OLD.organization_id AND bucket = OLD.id >> ${BITS};`,
+  });
 }
 
 export async function dropRowPages(db: Kysely<any>, tables: readonly PagedTable[]): Promise<void> {
-  for (const table of tables) {
-    for (const op of ['insert', 'delete']) {
-      if (isPostgres(db)) {
-        await sql.raw(`DROP TRIGGER row_pages_${op} ON ${table}`).execute(db);
-        await sql.raw(`DROP FUNCTION reelbase_row_pages_${table}_${op}()`).execute(db);
-      } else await sql.raw(`DROP TRIGGER ${table}_row_pages_${op}`).execute(db);
-    }
-  }
+  for (const table of tables) await dropCountingTriggers(db, table, 'row_pages');
   await db.schema.dropTable('row_pages').execute();
 }
 
