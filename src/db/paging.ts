@@ -28,18 +28,18 @@ export async function pageIdsOf(
   const read = nearerEnd(page, total);
   if (!read) return null;
   const start = runs && read.offset > DEEP_WALK ? startOf(await runs(), page.offset) : null;
-  if (start)
-    return filtered
-      .select(sql<number>`id`.as('id'))
-      .where(sql.ref('id'), '>=', start.fromId)
-      .orderBy(sql`id`, 'asc')
-      .limit(page.limit)
-      .offset(start.skip);
+  const walk = start ? fromRun(page, start) : read;
   return filtered
     .select(sql<number>`id`.as('id'))
-    .orderBy(sql`id`, read.reversed ? 'desc' : 'asc')
-    .limit(read.limit)
-    .offset(read.offset);
+    .$if(start !== null, (qb) => qb.where(sql.ref('id'), '>=', start!.fromId))
+    .orderBy(sql`id`, walk.reversed ? 'desc' : 'asc')
+    .limit(walk.limit)
+    .offset(walk.offset);
+}
+
+/** The walk to a page from the start of its run (`startOf`): forward, skipping the run's entries before it. */
+export function fromRun(page: { limit: number }, start: { skip: number }): { limit: number; offset: number; reversed: false } {
+  return { limit: page.limit, offset: start.skip, reversed: false };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../dialect.ts';
+import { PAGE_RUN_BITS } from '../paging.ts';
 
 /**
  * `event_pages`: how many events of a list fall in each run of 4,096 ids (`id >> 12`), kept by
@@ -11,7 +12,7 @@ import { isPostgres } from '../dialect.ts';
  * - scope 'chapter', key the chapter (0: the organization's defaults);
  * - scope 'player', key the player (events on any of its chapters).
  *
- * The run's size (12 bits) is read by the repository as `PAGE_RUN_BITS` (src/db/paging.ts):
+ * The run's size is `PAGE_RUN_BITS` (src/db/paging.ts, 12 bits), which the repository reads too:
  * changing it needs a migration that rebuilds this table.
  */
 export async function up(db: Kysely<any>): Promise<void> {
@@ -31,7 +32,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   else await sqliteTriggers(db);
 }
 
-const BITS = 12;
+const BITS = PAGE_RUN_BITS;
 const COLUMNS = 'organization_id, scope, scope_id, bucket';
 
 /** The (scope, scope_id, bucket) an event row counts in: one row per list, over `row` (NEW/OLD, or `from`'s rows). */

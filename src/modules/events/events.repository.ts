@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable, Updateable, ExpressionBuilder, Exp
 import type { DB, EventsTable } from '../../db/schema.ts';
 import { matchesText, type SearchedTable } from '../../db/text-search.ts';
 import { cachedRead } from '../../db/read-cache.ts';
-import { DEEP_WALK, nearerEnd, startOf } from '../../db/paging.ts';
+import { DEEP_WALK, fromRun, nearerEnd, startOf } from '../../db/paging.ts';
 import { mapMaybe, type MaybePromise } from '../../lib/maybe-promise.ts';
 
 export type EventRow = Selectable<EventsTable>;
@@ -89,29 +89,21 @@ export class EventsRepository {
     const read = nearerEnd(page, total);
     if (!read) return [];
     const ranges = this.ranges(f);
-    const walk = ranges.length > 1 ? page.offset : read.offset;
-    const start = walk > DEEP_WALK ? await this.pageStart(f, page.offset) : null;
-    let ids;
-    if (ranges.length > 1) ids = this.merged(f, ranges, start ? { limit: page.limit, offset: start.skip } : page, start?.fromId);
-    else if (start) {
-      ids = this.db
-        .selectFrom('events')
-        .select('events.id')
-        .where(this.where(f))
-        .where('events.id', '>=', start.fromId)
-        .orderBy('events.id', 'asc')
-        .limit(page.limit)
-        .offset(start.skip);
-    } else {
-      // The outer query orders the page's rows, whichever end its ids were read from.
-      ids = this.db
-        .selectFrom('events')
-        .select('events.id')
-        .where(this.where(f))
-        .orderBy('events.id', read.reversed ? 'desc' : 'asc')
-        .limit(read.limit)
-        .offset(read.offset);
-    }
+    const deepest = ranges.length > 1 ? page.offset : read.offset;
+    const start = deepest > DEEP_WALK ? await this.pageStart(f, page.offset) : null;
+    const walk = start ? fromRun(page, start) : read;
+    // The outer query orders the page's rows, whichever end its ids were read from.
+    const ids =
+      ranges.length > 1
+        ? this.merged(f, ranges, start ? walk : page, start?.fromId)
+        : this.db
+            .selectFrom('events')
+            .select('events.id')
+            .where(this.where(f))
+            .$if(start !== null, (qb) => qb.where('events.id', '>=', start!.fromId))
+            .orderBy('events.id', walk.reversed ? 'desc' : 'asc')
+            .limit(walk.limit)
+            .offset(walk.offset);
     return this.db.selectFrom('events').selectAll().where('events.id', 'in', ids).orderBy('events.id', 'asc').execute();
   }
 
