@@ -189,6 +189,36 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     expect(cache.stats('event').misses).toBe(before.event.misses + 1);
   });
 
+  it("another organization's CTAs created, changed and deleted leave this organization's cached CTA; its own organization's drop it", async () => {
+    const cta = await newCta();
+    const neighbour = await createOrg(t);
+    const theirs = await newCta(neighbour.api);
+    await notificationsLanded();
+    await readTwice(`${P}/ctas/${cta.id}`);
+    await notificationsLanded();
+    const cache = readCacheOf(t.database.db)!;
+    /** Reads our CTA: whether it was answered from the cache. */
+    const cached = async () => {
+      const before = cache.stats('event');
+      expect((await org.api.get(`${P}/ctas/${cta.id}`)).body.html).toBe('before');
+      const after = cache.stats('event');
+      expect(after.hits + after.misses).toBe(before.hits + before.misses + 1);
+      return after.hits === before.hits + 1;
+    };
+    await newCta(neighbour.api);
+    expect((await neighbour.api.patch(`${P}/ctas/${theirs.id}`, { html: 'theirs' })).status).toBe(200);
+    expect((await neighbour.api.delete(`${P}/ctas/${theirs.id}`)).status).toBeLessThan(300);
+    // PostgreSQL: the notifications of those commits, per organization, have arrived too.
+    await notificationsLanded();
+    expect(await cached()).toBe(true);
+    // Another CTA of its own organization: the statement says whose rows it wrote, not which, so the
+    // cached one is read afresh.
+    await newCta();
+    await notificationsLanded();
+    expect(await cached()).toBe(false);
+    expect(await cached()).toBe(true);
+  });
+
   it("a player deleted takes its CTAs out of the cache, through the foreign keys' cascade and the counting triggers", async () => {
     const player = await createPlayer(org.api);
     const res = await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'x' });

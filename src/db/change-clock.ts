@@ -26,36 +26,69 @@ import { WriteReach } from './write-reach.ts';
 /**
  * Our own writes name the tables they changed (src/db/write-reach.ts), so that a cached read is
  * dropped only by a change to a table it read: a CTA written does not cost every organization's
- * cached tokens. A change of unknown reach (another process's commit, a statement whose table cannot
- * be told) moves every table at once.
+ * cached tokens. A write whose statement says whose rows of its table it changed
+ * (src/db/write-scope.ts) moves that table for that organization only, so that one organization's
+ * CTA written does not cost another's cached CTAs either. A change of unknown reach (another
+ * process's commit, a statement whose table cannot be told) moves every table at once.
  */
 export class Generations {
   private everything = 0;
-  private readonly byTable = new Map<string, number>();
+  private readonly byTable = new Map<string, TableCount>();
   /** Moves on every change, whatever it reached. */
   total = 0;
 
-  moved(tables: readonly string[] | null): void {
+  /**
+   * `tables` may have changed (null: any table); `scoped`: those of them whose changed rows are all of
+   * one organization, with that organization.
+   */
+  moved(tables: readonly string[] | null, scoped?: ReadonlyMap<string, number> | null): void {
     this.total++;
     if (tables === null) {
       this.everything++;
       return;
     }
-    for (const table of tables) this.byTable.set(table, (this.byTable.get(table) ?? 0) + 1);
+    for (const table of tables) {
+      let count = this.byTable.get(table);
+      if (!count) this.byTable.set(table, (count = { all: 0, shared: 0, byOrganization: new Map() }));
+      count.all++;
+      const organization = scoped?.get(table);
+      if (organization === undefined) count.shared++;
+      else count.byOrganization.set(organization, (count.byOrganization.get(organization) ?? 0) + 1);
+    }
   }
 
   /** A number that moves whenever one of `tables` may have changed (null: any table). */
   of(tables: ReadonlySet<string> | null): number {
     if (tables === null) return this.total;
     let sum = this.everything;
-    for (const table of tables) sum += this.byTable.get(table) ?? 0;
+    for (const table of tables) sum += this.byTable.get(table)?.all ?? 0;
+    return sum;
+  }
+
+  /** A number that moves whenever one of `tables` may have changed rows of `organization`. */
+  ofOrganization(tables: ReadonlySet<string> | null, organization: number): number {
+    if (tables === null) return this.total;
+    let sum = this.everything;
+    for (const table of tables) {
+      const count = this.byTable.get(table);
+      if (count) sum += count.shared + (count.byOrganization.get(organization) ?? 0);
+    }
     return sum;
   }
 
   /** The count of changes of one table (those of unknown reach included). */
   ofTable(table: string): number {
-    return this.everything + (this.byTable.get(table) ?? 0);
+    return this.everything + (this.byTable.get(table)?.all ?? 0);
   }
+}
+
+interface TableCount {
+  /** Every change of the table. */
+  all: number;
+  /** Those that may have changed any organization's rows. */
+  shared: number;
+  /** Those that changed only one organization's rows, by organization. */
+  byOrganization: Map<number, number>;
 }
 
 export interface ChangeClock {
@@ -81,9 +114,13 @@ export class SqliteChangeClock implements ChangeClock {
     this.checkedAt = performance.now();
   }
 
-  /** Our own connection's statement changed rows (data_version only counts other connections). */
-  changed(statement: string): void {
-    this.generations.moved(this.reach.tablesOf(statement));
+  /**
+   * Our own connection's statement changed rows (data_version only counts other connections);
+   * `organization`: whose rows of its own table it changed, when its tree says (src/db/write-scope.ts).
+   */
+  changed(statement: string, organization: number | null = null): void {
+    const { tables, own } = this.reach.of(statement);
+    this.generations.moved(tables, own !== null && organization !== null ? new Map([[own, organization]]) : null);
   }
 
   now(): number | null {
@@ -108,6 +145,11 @@ export class SqliteChangeClock implements ChangeClock {
 export class PgChangeClock implements ChangeClock {
   readonly generations = new Generations();
   readonly reach = new WriteReach();
+  /**
+   * Tables whose commits are notified per organization too (src/db/pg-change-triggers.ts): their
+   * notifications per table are left to those. Learnt after the migrations; until then, none.
+   */
+  organizationTables: ReadonlySet<string> = new Set();
   private heard = false;
   private rung: number;
   private bellDown = false;
@@ -120,10 +162,10 @@ export class PgChangeClock implements ChangeClock {
   /**
    * Our own pool ran a statement that may have changed `tables` (null: unknown), or the COMMIT of one;
    * `committed`: other connections can see it already, so the bell rings (a write inside a transaction
-   * waits for its COMMIT).
+   * waits for its COMMIT); `scoped`: the tables whose changed rows are all of one organization's.
    */
-  changed(tables: readonly string[] | null, committed: boolean): void {
-    this.generations.moved(tables);
+  changed(tables: readonly string[] | null, committed: boolean, scoped?: ReadonlyMap<string, number> | null): void {
+    this.generations.moved(tables, scoped);
     if (!this.bell || !committed) return;
     // The write itself succeeded: a bell that cannot ring (busy past its timeout, a full disk) must
     // not fail it. The siblings could then miss it, so nothing is cached until a ring gets through.
@@ -145,9 +187,9 @@ export class PgChangeClock implements ChangeClock {
     );
   }
 
-  /** A notification says one of our own pool's connections committed a change to `table`. */
-  notifiedOwn(table: string): void {
-    this.generations.moved([table]);
+  /** A notification says one of our own pool's connections committed a change to `table` (of `organization`'s rows, when it says). */
+  notifiedOwn(table: string, organization: number | null = null): void {
+    this.generations.moved([table], organization === null ? null : new Map([[table, organization]]));
   }
 
   /** A notification says another connection committed a change to our schema. */

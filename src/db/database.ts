@@ -12,6 +12,7 @@ import { listenForChanges, wrapPgPool } from './pg-connection.ts';
 import { attachReadCache, ReadCache } from './read-cache.ts';
 import { SERVER_CHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { wrapSqlite } from './sqlite-connection.ts';
+import { organizationBeingWritten, scopingWrites } from './write-scope.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -53,9 +54,15 @@ export function openDatabase(options: DatabaseOptions): Database {
     const clock = new PgChangeClock(options.strictChanges ? new ChangeBell(options.strictChanges.bellFile) : undefined);
     const own = new Set<number>();
     const db = new Kysely<DB>({
-      dialect: new SchemaPostgresDialect({
-        pool: wrapPgPool(pool, { reach: clock.reach, backends: own, onChange: (tables, committed) => clock.changed(tables, committed) }),
-      }),
+      dialect: scopingWrites(
+        new SchemaPostgresDialect({
+          pool: wrapPgPool(pool, {
+            reach: clock.reach,
+            backends: own,
+            onChange: (tables, committed, scoped) => clock.changed(tables, committed, scoped),
+          }),
+        }),
+      ),
     });
     // Named after the schema when one is given, so that an operator (or a test) can tell them apart.
     const listener = { ...connection, application_name: `reelbase changes${options.pgSchema ? ` ${options.pgSchema}` : ''}` };
@@ -91,7 +98,10 @@ export function openDatabase(options: DatabaseOptions): Database {
   sqlite.pragma('cache_size = -65536');
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   const clock = new SqliteChangeClock(() => dataVersion.get() as number, options.strictChanges ? 0 : 1);
-  const dialect: Dialect = new SqliteDialect({ database: wrapSqlite(sqlite, (statement) => clock.changed(statement)) });
+  // The driver runs the statement inside `executeQuery`, where the organization it writes is told.
+  const dialect: Dialect = scopingWrites(
+    new SqliteDialect({ database: wrapSqlite(sqlite, (statement) => clock.changed(statement, organizationBeingWritten())) }),
+  );
   const db = new Kysely<DB>({ dialect });
   attachReadCache(db, new ReadCache(clock));
   const background = options.backgroundCheckpoints && file !== ':memory:' ? options.backgroundCheckpoints : null;

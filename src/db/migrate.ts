@@ -1,6 +1,7 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import { isPostgres } from './dialect.ts';
 import { installChangeTriggers } from './pg-change-triggers.ts';
+import { PgChangeClock } from './change-clock.ts';
 import { readCacheOf } from './read-cache.ts';
 import { readReach } from './write-reach.ts';
 import * as m0001 from './migrations/0001_initial.ts';
@@ -82,7 +83,9 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultS
     // PostgreSQL: Kysely holds a session advisory lock while it migrates, and creates its own tables
     // tolerating a concurrent creator; the triggers take a lock of their own.
     result = await retryingCatalogRaces(() => migrate(db, {}));
-    await installChangeTriggers(db);
+    const organizationTables = await installChangeTriggers(db);
+    const clock = readCacheOf(db)?.clock;
+    if (clock instanceof PgChangeClock) clock.organizationTables = organizationTables;
   }
   // From now on our own writes drop only the cached reads of the tables they reach (src/db/write-reach.ts).
   readCacheOf(db)?.clock.reach.learn(await readReach(db));

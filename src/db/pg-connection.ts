@@ -3,7 +3,8 @@ import { pgDriver } from './pg-driver.ts';
 import type { PostgresPool } from 'kysely';
 import type { PgChangeClock } from './change-clock.ts';
 import { writesOnlyUncached } from './uncached-tables.ts';
-import type { WriteReach } from './write-reach.ts';
+import type { StatementReach, WriteReach } from './write-reach.ts';
+import { organizationBeingWritten } from './write-scope.ts';
 
 /** The channel the change triggers notify on (src/db/pg-change-triggers.ts); the payload is the schema. */
 export const CHANGE_CHANNEL = 'reelbase_changes';
@@ -13,6 +14,12 @@ export const CHANGE_CHANNEL = 'reelbase_changes';
  * this one during a rolling upgrade, still hears its own.
  */
 export const TABLE_CHANNEL = 'reelbase_changes_tables';
+
+/**
+ * A table with an organization_id column: its commits, one notification per organization whose rows
+ * changed (payload: `<schema> <table> <organization>`, the organization empty when not one).
+ */
+export const ORGANIZATION_CHANNEL = 'reelbase_changes_organizations';
 
 const wrapped = new WeakSet<object>();
 
@@ -32,8 +39,17 @@ export interface PoolWatch {
   reach: WriteReach;
   /** Our pool's backends' process ids: their commits' notifications are ours, already counted. */
   backends: Set<number>;
-  /** Tables that may have changed (null: unknown); `committed`: other connections can see it already. */
-  onChange: (tables: readonly string[] | null, committed: boolean) => void;
+  /**
+   * Tables that may have changed (null: unknown); `committed`: other connections can see it already;
+   * `scoped`: those of the tables whose changed rows are all of one organization, with it.
+   */
+  onChange: (tables: readonly string[] | null, committed: boolean, scoped: ReadonlyMap<string, number> | null) => void;
+}
+
+function scopedOf(written: ReadonlyMap<string, number | null>): ReadonlyMap<string, number> | null {
+  let scoped: Map<string, number> | null = null;
+  for (const [table, organization] of written) if (organization !== null) (scoped ??= new Map()).set(table, organization);
+  return scoped;
 }
 
 const processIdOf = (client: object): number | undefined => (client as { processID?: number }).processID;
@@ -63,20 +79,28 @@ export function wrapPgPool(pool: pg.Pool, watch: PoolWatch): PostgresPool {
         const query = client.query.bind(client) as (...args: unknown[]) => Promise<pg.QueryResult>;
         let wrote = false;
         let inTransaction = false;
-        // What the open transaction wrote; null once one of its statements could be anywhere.
-        let written: Set<string> | null = new Set();
+        // What the open transaction wrote, each table with the one organization whose rows it changed
+        // (null: any); null once one of its statements could be anywhere.
+        let written: Map<string, number | null> | null = new Map();
         const ended = (committed: boolean) => {
-          if (wrote) watch.onChange(written && [...written], committed);
+          if (wrote) watch.onChange(written && [...written.keys()], committed, written && scopedOf(written));
           wrote = false;
           inTransaction = false;
         };
-        const wroteTo = (tables: readonly string[] | null) => {
+        const wroteTo = ({ tables, own }: StatementReach, organization: number | null) => {
           wrote = true;
+          const scoped = own !== null && organization !== null ? new Map([[own, organization]]) : null;
           if (tables === null) written = null;
-          else if (written) for (const table of tables) written.add(table);
-          watch.onChange(tables, !inTransaction);
+          else if (written)
+            for (const table of tables) {
+              const whose = scoped?.get(table) ?? null;
+              written.set(table, written.has(table) && written.get(table) !== whose ? null : whose);
+            }
+          watch.onChange(tables, !inTransaction, scoped);
         };
         (client as { query: unknown }).query = async (...args: unknown[]) => {
+          // Told while Kysely's connection hands the statement over, before its first await (src/db/write-scope.ts).
+          const organization = organizationBeingWritten();
           let result: pg.QueryResult | pg.QueryResult[];
           const text = textOf(args[0]);
           try {
@@ -86,26 +110,26 @@ export function wrapPgPool(pool: pg.Pool, watch: PoolWatch): PostgresPool {
             // COMMIT counts as done, and a write outside a transaction as made. A statement that
             // failed inside a transaction made nothing visible; the transaction goes on or rolls back.
             if (/^\s*commit\b/i.test(text)) ended(true);
-            else if (!inTransaction && !/^\s*select\b/i.test(text) && !writesOnlyUncached(text)) wroteTo(watch.reach.tablesOf(text));
+            else if (!inTransaction && !/^\s*select\b/i.test(text) && !writesOnlyUncached(text)) wroteTo(watch.reach.of(text), organization);
             throw err;
           }
           // Several statements in one text (a simple query) answer one result each: where they wrote is not told.
           if (Array.isArray(result)) {
-            wroteTo(null);
+            wroteTo({ tables: null, own: null }, null);
             return result;
           }
           const command = (result as pg.QueryResult | undefined)?.command;
           // `start transaction …` (an isolation level or access mode) is tagged START.
           if (command === 'BEGIN' || command === 'START') {
             wrote = false;
-            written = new Set();
+            written = new Map();
             inTransaction = true;
           }
           // ROLLBACK TO SAVEPOINT has the tag ROLLBACK too, and the transaction goes on.
           else if (command === 'COMMIT' || (command === 'ROLLBACK' && !/^\s*rollback\s+to\b/i.test(text))) {
             ended(command === 'COMMIT');
           } else if ((!result || !unchanged(result)) && !writesOnlyUncached(text)) {
-            wroteTo(watch.reach.tablesOf(text));
+            wroteTo(watch.reach.of(text), organization);
           }
           return result;
         };
@@ -164,14 +188,23 @@ export function listenForChanges(config: pg.ClientConfig, clock: PgChangeClock, 
         // notifications per table move those tables again: what the reach missed (a foreign key or
         // trigger another process's migration added, a COMMIT whose answer never came) is then caught
         // within a moment, as every commit was before the clock followed tables.
+        // A table notified per organization as well moves for that organization alone.
         if (n.channel === CHANGE_CHANNEL) {
           if (n.payload === schema && !own.has(n.processId)) clock.notified();
         } else if (own.has(n.processId) && n.payload?.startsWith(`${schema} `)) {
-          clock.notifiedOwn(n.payload.slice(schema.length + 1));
+          const rest = n.payload.slice(schema.length + 1);
+          if (n.channel === TABLE_CHANNEL) {
+            if (!clock.organizationTables.has(rest)) clock.notifiedOwn(rest);
+          } else {
+            const space = rest.indexOf(' ');
+            const organization = space < 0 ? NaN : Number(rest.slice(space + 1) || NaN);
+            clock.notifiedOwn(space < 0 ? rest : rest.slice(0, space), Number.isSafeInteger(organization) ? organization : null);
+          }
         }
       });
       await c.query(`listen ${CHANGE_CHANNEL}`);
       await c.query(`listen ${TABLE_CHANNEL}`);
+      await c.query(`listen ${ORGANIZATION_CHANNEL}`);
       if (client !== c) return;
       retry = RETRY_MIN_MS;
       clock.listening(true);

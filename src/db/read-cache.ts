@@ -32,20 +32,28 @@ export class TablesRead {
   }
 }
 
+interface Entry {
+  value: unknown;
+  /** Whose rows the value was read from (null: any organization's write to its tables drops it). */
+  organization: number | null;
+  /** What `stampOf` gave when it was read: it stands while no write it depends on was made. */
+  stamp: number;
+}
+
 interface Space {
-  rows: Map<string | number, unknown>;
+  rows: Map<string | number, Entry>;
   /** Every table a load of this namespace has read (null: unknown, any change drops the rows). */
   tables: Set<string> | null;
-  /** `generations.of(tables)` when the rows were last known good. */
-  version: number;
   hits: number;
   misses: number;
 }
 
 /**
- * Rows read by key, kept while no table they were read from has changed: a change drops every row of
- * the namespaces that read its table (src/db/change-clock.ts, `Generations`), so a cached read never
- * answers what a fresh query would not, and a write costs only the cached reads of what it wrote.
+ * Rows read by key, kept while no table they were read from has changed: each row stands while the
+ * count of changes of the tables its namespace reads stands still (src/db/change-clock.ts,
+ * `Generations`), so a cached read never answers what a fresh query would not, and a write costs only
+ * the cached reads of what it wrote. A namespace whose rows each belong to one organization (an
+ * `organizationOf` given) keeps them through writes that changed only another organization's rows.
  * Hot reads (the token of every request, a record fetched by id) then cost a map lookup instead of a
  * query. Each namespace learns the tables it reads from its own loads' queries (`cachedRead`).
  *
@@ -62,52 +70,60 @@ export class ReadCache {
     private readonly capacity = DEFAULT_CAPACITY,
   ) {}
 
-  read<T extends object>(namespace: string, key: string | number, load: (read: TablesRead) => Promise<T | undefined>): MaybePromise<T | undefined> {
+  read<T extends object>(
+    namespace: string,
+    key: string | number,
+    load: (read: TablesRead) => Promise<T | undefined>,
+    organizationOf?: (row: T) => number,
+  ): MaybePromise<T | undefined> {
     const total = this.clock.now();
     if (total === null) return load(new TablesRead(this.clock.generations));
     let space = this.spaces.get(namespace);
-    if (!space) this.spaces.set(namespace, (space = { rows: new Map(), tables: new Set(), version: 0, hits: 0, misses: 0 }));
-    this.check(space);
+    if (!space) this.spaces.set(namespace, (space = { rows: new Map(), tables: new Set(), hits: 0, misses: 0 }));
     const hit = space.rows.get(key);
     if (hit !== undefined) {
-      space.hits++;
-      return hit as T;
+      if (hit.stamp === this.stampOf(space, hit.organization)) {
+        space.hits++;
+        return hit.value as T;
+      }
+      space.rows.delete(key);
+      this.size--;
     }
     space.misses++;
-    return this.fill(space, key, total, load);
+    return this.fill(space, key, total, load, organizationOf);
   }
 
-  /** Drops the namespace's rows if a table they were read from changed. */
-  private check(space: Space): void {
-    const version = this.clock.generations.of(space.tables);
-    if (version === space.version) return;
-    this.size -= space.rows.size;
-    space.rows.clear();
-    space.version = version;
+  private stampOf(space: Space, organization: number | null): number {
+    const { generations } = this.clock;
+    return organization === null ? generations.of(space.tables) : generations.ofOrganization(space.tables, organization);
   }
 
-  private async fill<T extends object>(space: Space, key: string | number, total: number, load: (read: TablesRead) => Promise<T | undefined>) {
+  private async fill<T extends object>(
+    space: Space,
+    key: string | number,
+    total: number,
+    load: (read: TablesRead) => Promise<T | undefined>,
+    organizationOf: ((row: T) => number) | undefined,
+  ) {
     const read = new TablesRead(this.clock.generations);
     const value = await load(read);
     const now = this.clock.now();
     if (value === undefined || now === null) return value;
     // A load that sent no query through the instance it was given read tables it did not tell: unknown.
     if (read.seen.size === 0) read.unknown = true;
-    // A change that landed while the query ran makes this value unsafe to keep.
+    // A change that landed while the query ran (whoever's rows it changed) makes this value unsafe to keep.
     const keep = read.unknown ? now === total : read.unchanged();
-    // The namespace's other rows first, by the tables known before this load; then what it read joins them.
-    this.check(space);
     if (read.unknown) space.tables = null;
     else if (space.tables) for (const table of read.seen.keys()) space.tables.add(table);
-    space.version = this.clock.generations.of(space.tables);
     if (!keep) return value;
     // Full: start over rather than track recency on every hit.
     if (this.size >= this.capacity) {
       for (const other of this.spaces.values()) other.rows.clear();
       this.size = 0;
     }
+    const organization = organizationOf ? organizationOf(value) : null;
     if (!space.rows.has(key)) this.size++;
-    space.rows.set(key, Object.freeze(value));
+    space.rows.set(key, { value: Object.freeze(value), organization, stamp: this.stampOf(space, organization) });
     return value;
   }
 
@@ -168,15 +184,19 @@ export function readCacheOf(db: Kysely<any>): ReadCache | undefined {
  * A read through `db`'s cache when it has one (outside transactions, on a dialect that can detect
  * changes); a hit answers the row itself rather than a promise. `await` the result either way.
  * `load` must send its queries through the instance it is given, whose tables the cache follows.
+ * `organizationOf`: the organization whose rows a loaded value was read from, when every row of every
+ * table it read is that organization's; writes that changed only other organizations' rows of those
+ * tables then leave it cached.
  */
 export function cachedRead<D extends Kysely<any>, T extends object>(
   db: D,
   namespace: string,
   key: string | number,
   load: (db: D) => Promise<T | undefined>,
+  organizationOf?: (row: T) => number,
 ): MaybePromise<T | undefined> {
   const cache = caches.get(db);
-  return cache ? cache.read(namespace, key, (read) => load(db.withPlugin(new RecordTables(read)) as D)) : load(db);
+  return cache ? cache.read(namespace, key, (read) => load(db.withPlugin(new RecordTables(read)) as D), organizationOf) : load(db);
 }
 
 const derived = new WeakMap<object, Map<unknown, unknown>>();

@@ -37,11 +37,24 @@ export type Reach = ReadonlyMap<string, ReadonlySet<string> | null>;
 
 const node = (table: string, op: Op) => `${table} ${op}`;
 
+/** What a statement may change: the tables (itself included; null: unknown) and its own table. */
+export interface StatementReach {
+  tables: readonly string[] | null;
+  /**
+   * The table the statement itself writes, when nothing it reaches (a cascade, a trigger) writes that
+   * table again: only then can its rows changed be told by the statement's own conditions
+   * (src/db/write-scope.ts).
+   */
+  own: string | null;
+}
+
+const UNKNOWN: StatementReach = { tables: null, own: null };
+
 /** The tables a statement may change, itself included; null when that is unknown. Kept per statement text. */
 export class WriteReach {
   private reach: Reach = new Map();
   private known = false;
-  private readonly byStatement = new Map<string, readonly string[] | null>();
+  private readonly byStatement = new Map<string, StatementReach>();
 
   /** Until the schema has been read (after the migrations), every write counts as unknown. */
   learn(reach: Reach): void {
@@ -51,26 +64,34 @@ export class WriteReach {
   }
 
   tablesOf(statement: string): readonly string[] | null {
-    if (!this.known) return null;
-    let tables = this.byStatement.get(statement);
-    if (tables !== undefined) return tables;
-    tables = this.resolve(statement);
-    // Statements are few (Kysely's SQL per query shape); a bulk insert's text varies with its row count.
-    if (this.byStatement.size >= 2_000) this.byStatement.clear();
-    this.byStatement.set(statement, tables);
-    return tables;
+    return this.of(statement).tables;
   }
 
-  private resolve(statement: string): readonly string[] | null {
+  of(statement: string): StatementReach {
+    if (!this.known) return UNKNOWN;
+    let found = this.byStatement.get(statement);
+    if (found !== undefined) return found;
+    found = this.resolve(statement);
+    // Statements are few (Kysely's SQL per query shape); a bulk insert's text varies with its row count.
+    if (this.byStatement.size >= 2_000) this.byStatement.clear();
+    this.byStatement.set(statement, found);
+    return found;
+  }
+
+  private resolve(statement: string): StatementReach {
     const write = writeOf(statement);
-    if (!write) return null;
+    if (!write) return UNKNOWN;
     const all = new Set([write.table]);
+    let own: string | null = write.table;
     for (const op of write.ops) {
       const further = this.reach.get(node(write.table, op));
-      if (further === null) return null;
-      for (const table of further ?? []) all.add(table);
+      if (further === null) return UNKNOWN;
+      for (const table of further ?? []) {
+        if (table === write.table) own = null;
+        all.add(table);
+      }
     }
-    return [...all];
+    return { tables: [...all], own };
   }
 }
 
@@ -145,7 +166,9 @@ async function edges(db: Kysely<any>): Promise<{ edges: Edge[]; opaque: string[]
 export async function readReach(db: Kysely<any>): Promise<Reach> {
   const { edges: direct, opaque } = await edges(db);
   const next = new Map<string, Set<string>>();
-  for (const { from, to } of direct) if (from !== to) (next.get(from) ?? next.set(from, new Set()).get(from)!).add(to);
+  // Self-loops kept: a write that comes back to its own table (a self-referencing cascade) reaches it
+  // again, so its rows changed are not only those its conditions name (`StatementReach.own`).
+  for (const { from, to } of direct) (next.get(from) ?? next.set(from, new Set()).get(from)!).add(to);
   const reach = new Map<string, ReadonlySet<string> | null>();
   for (const start of next.keys()) {
     const seen = new Set<string>();
@@ -153,7 +176,7 @@ export async function readReach(db: Kysely<any>): Promise<Reach> {
     let unknown = opaque.includes(start);
     while (todo.length > 0) {
       const n = todo.pop()!;
-      if (n === start || seen.has(n)) continue;
+      if (seen.has(n)) continue;
       seen.add(n);
       if (opaque.includes(n)) unknown = true;
       todo.push(...(next.get(n) ?? []));

@@ -89,6 +89,32 @@ describe('ReadCache', () => {
     expect(one.calls).toBe(2);
   });
 
+  it("keeps a row of one organization through writes that changed only another organization's rows of its tables", async () => {
+    const clock = fakeClock();
+    const cache = new ReadCache(clock);
+    const mine = counter({ id: 1, org: 7 });
+    const shared = counter({ id: 2, org: 7 });
+    const read = async () => {
+      await cache.read('scoped', 1, mine, (row) => row.org);
+      await cache.read('unscoped', 2, shared);
+    };
+    await read();
+    clock.generations.moved(['rows'], new Map([['rows', 8]]));
+    await read();
+    expect([mine.calls, shared.calls]).toEqual([1, 2]);
+    // Its own organization's write, one that may have changed anyone's rows, and one of unknown reach drop it.
+    for (const move of [() => clock.generations.moved(['rows'], new Map([['rows', 7]])), () => clock.move(['rows']), () => clock.move(null)]) {
+      const before = mine.calls;
+      move();
+      await read();
+      expect(mine.calls).toBe(before + 1);
+    }
+    // A write scoped to another table of the same statement leaves the table it also reached shared.
+    clock.generations.moved(['other', 'rows'], new Map([['other', 8]]));
+    await read();
+    expect(mine.calls).toBe(5);
+  });
+
   it('does not keep a value when the clock moved while it was loading', async () => {
     const clock = fakeClock();
     const cache = new ReadCache(clock);
@@ -101,9 +127,10 @@ describe('ReadCache', () => {
     const calm = Object.assign(async (read: TablesRead) => (read.add('rows'), clock.move(['other']), { id: 2 }), {});
     await cache.read('row', 2, calm);
     expect(cache.entries).toBe(1);
-    const unknown = Object.assign(async (read: TablesRead) => (read.add('rows'), clock.move(null), { id: 3 }), {});
+    const unknown = Object.assign(async (read: TablesRead) => (read.add('rows'), clock.move(null), unknown.calls++, { id: 3 }), { calls: 0 });
     await cache.read('row', 3, unknown);
-    expect(cache.entries).toBe(0);
+    await cache.read('row', 3, unknown);
+    expect(unknown.calls).toBe(2);
   });
 
   it('never remembers a miss, and caches nothing without a clock', async () => {

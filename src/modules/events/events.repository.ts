@@ -219,8 +219,13 @@ export class EventsRepository {
   // Ids are unique across organizations: the row is cached by id alone and its organization compared
   // on the way out, so another organization's id still answers nothing.
   findById(organizationId: number, id: number): MaybePromise<EventRow | undefined> {
-    const row = cachedRead(this.db, 'event', id, (db) =>
-      db.selectFrom('events').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst(),
+    const row = cachedRead(
+      this.db,
+      'event',
+      id,
+      (db) => db.selectFrom('events').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst(),
+      // One row of the events table, of its organization: another organization's writes leave it.
+      (found) => found.organization_id,
     );
     return mapMaybe(row, (found) => (found?.organization_id === organizationId ? found : undefined));
   }

@@ -1,0 +1,182 @@
+import {
+  AndNode,
+  BinaryOperationNode,
+  ColumnNode,
+  OperatorNode,
+  ParensNode,
+  PrimitiveValueListNode,
+  ReferenceNode,
+  ValueListNode,
+  ValueNode,
+  ValuesNode,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type OperationNode,
+  type QueryResult,
+  type RootOperationNode,
+  type TransactionSettings,
+} from 'kysely';
+
+/**
+ * The organization whose rows a write statement can change, read off the statement's own tree, or
+ * null when that cannot be told. Only forms that cannot touch another organization's row of their
+ * table count: an insert whose every row names the same `organization_id` (no upsert, no replace, no
+ * insert from a select); an update or delete of one table whose WHERE requires `organization_id = v`
+ * (an AND of conditions, one of them that), an update that does not set `organization_id` itself.
+ * What the statement reaches besides its table (cascades, triggers) is not covered: the change clock
+ * counts those as changes of every organization (src/db/change-clock.ts).
+ */
+export function organizationOf(node: RootOperationNode): number | null {
+  switch (node.kind) {
+    case 'InsertQueryNode':
+      return node.into && !node.replace && !node.orAction && !node.onConflict && !node.onDuplicateKey && !node.with
+        ? insertedOrganization(node.columns, node.values)
+        : null;
+    case 'UpdateQueryNode':
+      if (node.with || node.from || node.joins?.length || node.table?.kind !== 'TableNode') return null;
+      if (node.updates?.some((u) => isOrganizationColumn(u.column))) return null;
+      return requiredOrganization(node.where?.where);
+    case 'DeleteQueryNode':
+      if (node.with || node.using || node.joins?.length || node.from.froms.length !== 1 || node.from.froms[0].kind !== 'TableNode') return null;
+      return requiredOrganization(node.where?.where);
+    default:
+      return null;
+  }
+}
+
+const COLUMN = 'organization_id';
+
+function isOrganizationColumn(node: OperationNode | undefined): boolean {
+  if (!node) return false;
+  if (ColumnNode.is(node)) return node.column.name === COLUMN;
+  // `table.organization_id`: Kysely's ReferenceNode around the column.
+  if (ReferenceNode.is(node)) return isOrganizationColumn(node.column);
+  return false;
+}
+
+const organizationValue = (value: unknown): number | null => (typeof value === 'number' && Number.isSafeInteger(value) ? value : null);
+
+function insertedOrganization(columns: readonly OperationNode[] | undefined, values: OperationNode | undefined): number | null {
+  const at = columns?.findIndex(isOrganizationColumn) ?? -1;
+  if (at < 0 || !values || !ValuesNode.is(values)) return null;
+  let found: number | null = null;
+  for (const row of values.values) {
+    let value: number | null;
+    if (PrimitiveValueListNode.is(row)) value = organizationValue(row.values[at]);
+    else if (ValueListNode.is(row)) {
+      const item = row.values[at];
+      value = item && ValueNode.is(item) ? organizationValue(item.value) : null;
+    } else return null;
+    if (value === null || (found !== null && value !== found)) return null;
+    found = value;
+  }
+  return found;
+}
+
+/** The organization an AND of conditions requires by `organization_id = v` (either side), if any. */
+function requiredOrganization(where: OperationNode | undefined): number | null {
+  if (!where) return null;
+  if (AndNode.is(where)) return requiredOrganization(where.left) ?? requiredOrganization(where.right);
+  if (ParensNode.is(where)) return requiredOrganization(where.node);
+  if (!BinaryOperationNode.is(where)) return null;
+  const { leftOperand, operator, rightOperand } = where;
+  if (!OperatorNode.is(operator) || operator.operator !== '=') return null;
+  const [column, value] = isOrganizationColumn(leftOperand) ? [leftOperand, rightOperand] : [rightOperand, leftOperand];
+  if (!isOrganizationColumn(column) || !ValueNode.is(value)) return null;
+  return organizationValue(value.value);
+}
+
+// The statement being sent, set while Kysely's connection runs it: both drivers hand the statement to
+// their client synchronously inside `executeQuery` (better-sqlite3 runs it there; `pg` is called
+// before the first await), where the connection wrappers (src/db/sqlite-connection.ts,
+// src/db/pg-connection.ts) read it. test/unit/write-scope.test.ts checks the hand-over on both.
+let sending: number | null = null;
+
+/** The organization of the statement being handed to the database client now (null: unknown or none). */
+export function organizationBeingWritten(): number | null {
+  return sending;
+}
+
+class ScopedConnection implements DatabaseConnection {
+  constructor(readonly inner: DatabaseConnection) {}
+
+  executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const before = sending;
+    sending = organizationOf(compiledQuery.query);
+    try {
+      return this.inner.executeQuery<R>(compiledQuery);
+    } finally {
+      sending = before;
+    }
+  }
+
+  streamQuery<R>(compiledQuery: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(compiledQuery, chunkSize);
+  }
+}
+
+type Compile = Parameters<NonNullable<Driver['savepoint']>>[2];
+
+// The inner driver gets its own connection back: PostgreSQL's releases it through a method of its own.
+const innerOf = (connection: DatabaseConnection) => (connection instanceof ScopedConnection ? connection.inner : connection);
+
+class ScopedDriver implements Driver {
+  private readonly wrapped = new WeakMap<DatabaseConnection, ScopedConnection>();
+
+  constructor(private readonly inner: Driver) {}
+
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await this.inner.acquireConnection();
+    let scoped = this.wrapped.get(connection);
+    if (!scoped) this.wrapped.set(connection, (scoped = new ScopedConnection(connection)));
+    return scoped;
+  }
+
+  beginTransaction(c: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return this.inner.beginTransaction(innerOf(c), settings);
+  }
+
+  commitTransaction(c: DatabaseConnection): Promise<void> {
+    return this.inner.commitTransaction(innerOf(c));
+  }
+
+  rollbackTransaction(c: DatabaseConnection): Promise<void> {
+    return this.inner.rollbackTransaction(innerOf(c));
+  }
+
+  releaseConnection(c: DatabaseConnection): Promise<void> {
+    return this.inner.releaseConnection(innerOf(c));
+  }
+
+  async savepoint(c: DatabaseConnection, name: string, compile: Compile): Promise<void> {
+    await this.inner.savepoint?.(innerOf(c), name, compile);
+  }
+
+  async rollbackToSavepoint(c: DatabaseConnection, name: string, compile: Compile): Promise<void> {
+    await this.inner.rollbackToSavepoint?.(innerOf(c), name, compile);
+  }
+
+  async releaseSavepoint(c: DatabaseConnection, name: string, compile: Compile): Promise<void> {
+    await this.inner.releaseSavepoint?.(innerOf(c), name, compile);
+  }
+}
+
+/** `dialect` with every statement's organization (`organizationOf`) told to the client's wrapper as it is sent. */
+export function scopingWrites(dialect: Dialect): Dialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createDriver: () => new ScopedDriver(dialect.createDriver()),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+  };
+}
