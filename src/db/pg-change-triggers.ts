@@ -17,8 +17,8 @@ const TRUNCATE_TRIGGER = 'reelbase_changes_truncate';
  * rows changed, or nothing for a TRUNCATE or a row without one), when a transaction that changed its
  * rows commits, for the change clock of every process using the
  * database (src/db/change-clock.ts). Run after the migrations, on every start, so that a table a later
- * migration adds is covered without that migration having to remember it; tables already covered are
- * left alone. Row-level triggers, since a statement-level one would also fire for statements that
+ * migration adds is covered without that migration having to remember it; tables already covered
+ * by the right function are left alone (those of the other are covered again). Row-level triggers, since a statement-level one would also fire for statements that
  * changed nothing (a job poll finding no work); PostgreSQL sends one notification per transaction
  * however many rows changed, since identical notifications are folded. Answers the tables notified
  * per organization.
@@ -45,8 +45,9 @@ export async function installChangeTriggers(db: Kysely<any>): Promise<Set<string
         if tg_level = 'STATEMENT' then
           perform pg_notify(${sql.lit(ORGANIZATION_CHANNEL)}, tbl);
         else
-          if tg_op <> 'INSERT' then perform pg_notify(${sql.lit(ORGANIZATION_CHANNEL)}, tbl || coalesce(old.organization_id::text, '')); end if;
-          if tg_op <> 'DELETE' then perform pg_notify(${sql.lit(ORGANIZATION_CHANNEL)}, tbl || coalesce(new.organization_id::text, '')); end if;
+          -- Read through to_jsonb: a migration that drops the column must not make the table's writes fail.
+          if tg_op <> 'INSERT' then perform pg_notify(${sql.lit(ORGANIZATION_CHANNEL)}, tbl || coalesce(to_jsonb(old) ->> 'organization_id', '')); end if;
+          if tg_op <> 'DELETE' then perform pg_notify(${sql.lit(ORGANIZATION_CHANNEL)}, tbl || coalesce(to_jsonb(new) ->> 'organization_id', '')); end if;
         end if;
         return null;
       end
@@ -80,7 +81,7 @@ async function uncovered(db: Kysely<any>): Promise<Array<{ name: string; organiz
       select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'organization_id' and a.attnum > 0 and not a.attisdropped
     ) as organizations
     from pg_class c join pg_namespace n on n.oid = c.relnamespace
-    where n.nspname = current_schema() and c.relkind in ('r', 'p') and c.relname not like 'kysely\_%'
+    where n.nspname = current_schema() and c.relkind in ('r', 'p') and c.relname not like 'kysely\\_%'
       and c.relname not in (${sql.join([...UNCACHED_TABLES])})
     order by 1`.execute(db);
   const have = await triggerFunctions(db);

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import SqliteDatabase from 'better-sqlite3';
 import { wrapSqlite } from '../../src/db/sqlite-connection.ts';
@@ -11,7 +14,7 @@ describe('rows read through the SQLite wrapper', () => {
 
   const same = (sql: string, params: unknown[] = []) => {
     const expected = raw.prepare(sql).all(...params);
-    const got = wrapped.prepare(sql).all(params) as unknown[];
+    const got = wrapped.prepare(sql).all(params);
     expect(got).toEqual(expected);
     for (let i = 0; i < got.length; i++) expect(Object.keys(got[i] as object)).toEqual(Object.keys(expected[i] as object));
     return got;
@@ -40,5 +43,30 @@ describe('rows read through the SQLite wrapper', () => {
     const second = wrapped.prepare('select name from t where id = ?').all([3]) as object[];
     expect(second).toEqual(first);
     expect(second[0]).not.toBe(first[0]);
+  });
+
+  it('reads the columns again after the schema changed, by this connection or by another', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-rows-'));
+    const file = path.join(dir, 'db.sqlite');
+    const mine = new SqliteDatabase(file);
+    const theirs = new SqliteDatabase(file);
+    try {
+      const db = wrapSqlite(mine, () => {});
+      db.prepare('create table s (id integer primary key, a text)').run([]);
+      db.prepare("insert into s values (1, 'x')").run([]);
+      const select = 'select * from s';
+      expect(db.prepare(select).all([])).toEqual([{ id: 1, a: 'x' }]);
+      // Its own: at once, and a column added.
+      db.prepare("alter table s add column b text default 'y'").run([]);
+      expect(db.prepare(select).all([])).toEqual([{ id: 1, a: 'x', b: 'y' }]);
+      // Another connection's, as many columns under other names: once a millisecond has passed.
+      theirs.exec('alter table s rename column a to c');
+      await new Promise((resolve) => setTimeout(resolve, 3));
+      expect(db.prepare(select).all([])).toEqual([{ id: 1, c: 'x', b: 'y' }]);
+    } finally {
+      mine.close();
+      theirs.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -82,6 +82,26 @@ describe('organizationOf: whose rows a write can change, from its own tree', () 
     expect(of(db.updateTable('events').set({ organization_id: 5 }).where('organization_id', '=', 4))).toBeNull();
     expect(of(db.updateTable('events').from('players').set({ name: 'x' }).where('organization_id', '=', 4))).toBeNull();
     expect(of(db.selectFrom('events').selectAll().where('organization_id', '=', 4))).toBeNull();
+    // A column set as raw SQL could be organization_id; SQLite's names are case-insensitive.
+    expect(
+      of(
+        db
+          .updateTable('events')
+          .set(sql`organization_id`, 5)
+          .where('organization_id', '=', 4),
+      ),
+    ).toBeNull();
+    expect(of(db.updateTable('events').set({ Organization_Id: 5 }).where('organization_id', '=', 4))).toBeNull();
+    expect(
+      of(
+        db
+          .updateTable('events')
+          .set({ name: 'x' })
+          .where('organization_id', '=', 4)
+          .modifyEnd(sql`returning *`),
+      ),
+    ).toBeNull();
+    expect(of(db.deleteFrom('events').where('ORGANIZATION_ID', '=', 4))).toBe(4);
   });
 });
 
