@@ -22,14 +22,14 @@ type Row = Record<string, unknown>;
  * each row object a property at a time through V8's API: a list's page of 50 CTAs of ~25 columns spent
  * ~14 µs a row there; its values as an array and an object literal of a fixed shape take ~6 µs
  * (docs/performance.md). Duplicate names keep the last value, in the first one's place, as there. A
- * column named `__proto__`, which a literal would take for the prototype, is assigned as there.
+ * column named `__proto__`, which a literal would take for the prototype, is an own property.
  */
 function rowMaker(stmt: BetterSqlite3.Statement): RowMaker {
   const names = stmt.columns().map((c) => c.name);
   if (names.includes('__proto__')) {
     const make = (values: unknown[]) => {
       const row: Row = {};
-      for (let i = 0; i < names.length; i++) row[names[i]] = values[i];
+      for (let i = 0; i < names.length; i++) Object.defineProperty(row, names[i], { value: values[i], writable: true, enumerable: true, configurable: true });
       return row;
     };
     return { make, width: names.length };
