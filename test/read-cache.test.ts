@@ -226,7 +226,7 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     const player = await createPlayer(org.api);
     const res = await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'x' });
     await readTwice(`${P}/ctas/${res.body.id}`);
-    expect(t.database.clock.reach.tablesOf('delete from "players" where "id" = ?')).toEqual(
+    expect(t.database.clock.reach.of('delete from "players" where "id" = ?').tables).toEqual(
       expect.arrayContaining(['players', 'chapters', 'events', 'event_counts']),
     );
     // Deleting the player row alone, in this process: only the cascade removes the CTA.

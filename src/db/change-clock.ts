@@ -21,7 +21,7 @@
  * `data_version` each looks at before a cached read (src/db/change-bell.ts; `strictChanges`).
  */
 import type { ChangeBell } from './change-bell.ts';
-import { WriteReach } from './write-reach.ts';
+import { ownScope, WriteReach } from './write-reach.ts';
 
 /**
  * Our own writes name the tables they changed (src/db/write-reach.ts), so that a cached read is
@@ -119,8 +119,8 @@ export class SqliteChangeClock implements ChangeClock {
    * `organization`: whose rows of its own table it changed, when its tree says (src/db/write-scope.ts).
    */
   changed(statement: string, organization: number | null = null): void {
-    const { tables, own } = this.reach.of(statement);
-    this.generations.moved(tables, own !== null && organization !== null ? new Map([[own, organization]]) : null);
+    const reach = this.reach.of(statement);
+    this.generations.moved(reach.tables, ownScope(reach, organization));
   }
 
   now(): number | null {

@@ -3,7 +3,7 @@ import { pgDriver } from './pg-driver.ts';
 import type { PostgresPool } from 'kysely';
 import type { PgChangeClock } from './change-clock.ts';
 import { writesOnlyUncached } from './uncached-tables.ts';
-import type { StatementReach, WriteReach } from './write-reach.ts';
+import { ownScope, type StatementReach, type WriteReach } from './write-reach.ts';
 import { organizationBeingWritten } from './write-scope.ts';
 
 /** The channel the change triggers notify on (src/db/pg-change-triggers.ts); the payload is the schema. */
@@ -87,9 +87,10 @@ export function wrapPgPool(pool: pg.Pool, watch: PoolWatch): PostgresPool {
           wrote = false;
           inTransaction = false;
         };
-        const wroteTo = ({ tables, own }: StatementReach, organization: number | null) => {
+        const wroteTo = (reach: StatementReach, organization: number | null) => {
           wrote = true;
-          const scoped = own !== null && organization !== null ? new Map([[own, organization]]) : null;
+          const { tables } = reach;
+          const scoped = ownScope(reach, organization);
           if (tables === null) written = null;
           else if (written)
             for (const table of tables) {

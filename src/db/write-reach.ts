@@ -50,6 +50,11 @@ export interface StatementReach {
 
 const UNKNOWN: StatementReach = { tables: null, own: null };
 
+/** The tables whose changes by this statement were one organization's: its own table, when both are known. */
+export function ownScope({ own }: StatementReach, organization: number | null): ReadonlyMap<string, number> | null {
+  return own !== null && organization !== null ? new Map([[own, organization]]) : null;
+}
+
 /** The tables a statement may change, itself included; null when that is unknown. Kept per statement text. */
 export class WriteReach {
   private reach: Reach = new Map();
@@ -61,10 +66,6 @@ export class WriteReach {
     this.reach = reach;
     this.known = true;
     this.byStatement.clear();
-  }
-
-  tablesOf(statement: string): readonly string[] | null {
-    return this.of(statement).tables;
   }
 
   of(statement: string): StatementReach {

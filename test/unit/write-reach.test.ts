@@ -33,7 +33,7 @@ describe('writeOf', () => {
 describe('WriteReach', () => {
   it('follows a write to what it reaches, and knows nothing before it has learnt the schema', () => {
     const reach = new WriteReach();
-    expect(reach.tablesOf('delete from "players" where "id" = ?')).toBeNull();
+    expect(reach.of('delete from "players" where "id" = ?').tables).toBeNull();
     reach.learn(
       new Map([
         ['players delete', new Set(['chapters', 'events'])],
@@ -41,11 +41,11 @@ describe('WriteReach', () => {
         ['opaque update', null],
       ]),
     );
-    expect(reach.tablesOf('delete from "players" where "id" = ?')).toEqual(['players', 'chapters', 'events']);
-    expect(reach.tablesOf('update "players" set "name" = ?')).toEqual(['players']);
-    expect(reach.tablesOf('insert into "events" ("a") values (?) on conflict do update set "a" = 1')).toEqual(['events', 'event_counts']);
-    expect(reach.tablesOf('update "opaque" set "a" = ?')).toBeNull();
-    expect(reach.tablesOf('insert into "opaque" ("a") values (?)')).toEqual(['opaque']);
-    expect(reach.tablesOf('truncate "players"')).toBeNull();
+    expect(reach.of('delete from "players" where "id" = ?').tables).toEqual(['players', 'chapters', 'events']);
+    expect(reach.of('update "players" set "name" = ?').tables).toEqual(['players']);
+    expect(reach.of('insert into "events" ("a") values (?) on conflict do update set "a" = 1').tables).toEqual(['events', 'event_counts']);
+    expect(reach.of('update "opaque" set "a" = ?').tables).toBeNull();
+    expect(reach.of('insert into "opaque" ("a") values (?)').tables).toEqual(['opaque']);
+    expect(reach.of('truncate "players"').tables).toBeNull();
   });
 });
