@@ -5,6 +5,7 @@ import type { PgChangeClock } from './change-clock.ts';
 import { writesOnlyUncached } from './uncached-tables.ts';
 import { ownScope, type StatementReach, type WriteReach } from './write-reach.ts';
 import { organizationBeingWritten } from './write-scope.ts';
+import { isPoolerLoss, isStalePlan, StatementNames } from './pg-statement-names.ts';
 
 /** The channel the change triggers notify on (src/db/pg-change-triggers.ts); the payload is the schema. */
 export const CHANGE_CHANNEL = 'reelbase_changes';
@@ -69,6 +70,7 @@ export function wrapPgPool(pool: pg.Pool, watch: PoolWatch): PostgresPool {
     const pid = processIdOf(client);
     if (pid !== undefined) watch.backends.delete(pid);
   });
+  const names = new StatementNames();
   return {
     async connect() {
       const client = await pool.connect();
@@ -99,13 +101,31 @@ export function wrapPgPool(pool: pg.Pool, watch: PoolWatch): PostgresPool {
             }
           watch.onChange(tables, !inTransaction, scoped);
         };
+        // Kysely's statements (a text and its parameters) go as prepared statements once they recur
+        // (src/db/pg-statement-names.ts); not before this process's migrations have run, one of which
+        // could alter a table between two of its reads and meet a stale plan inside its transaction.
+        const send = async (args: unknown[], text: string): Promise<pg.QueryResult | pg.QueryResult[]> => {
+          const preparable = watch.reach.learned && args.length === 2 && typeof args[0] === 'string' && Array.isArray(args[1]);
+          const name = preparable ? names.nameOf(text) : undefined;
+          if (name === undefined) return query(...args);
+          try {
+            return await query({ name, text, values: args[1] });
+          } catch (err) {
+            if (isStalePlan(err)) names.refuse(text);
+            else if (isPoolerLoss(err)) names.stop();
+            else throw err;
+            // Inside a transaction the failed statement has aborted it: it fails as the transaction does.
+            if (inTransaction) throw err;
+            return query(...args);
+          }
+        };
         (client as { query: unknown }).query = async (...args: unknown[]) => {
           // Told while Kysely's connection hands the statement over, before its first await (src/db/write-scope.ts).
           const organization = organizationBeingWritten();
           let result: pg.QueryResult | pg.QueryResult[];
           const text = textOf(args[0]);
           try {
-            result = await query(...args);
+            result = await send(args, text);
           } catch (err) {
             // The answer may be what was lost (a connection dropped after the server committed): a
             // COMMIT counts as done, and a write outside a transaction as made. A statement that

@@ -68,6 +68,11 @@ export class WriteReach {
     this.byStatement.clear();
   }
 
+  /** Whether the schema has been read: this process's migrations are behind it. */
+  get learned(): boolean {
+    return this.known;
+  }
+
   of(statement: string): StatementReach {
     if (!this.known) return UNKNOWN;
     let found = this.byStatement.get(statement);

@@ -1,0 +1,73 @@
+// Statements Kysely sends again and again (a lookup by id, a page of a list) are prepared once per
+// connection: a named statement is parsed, analysed and planned by PostgreSQL at its first execution
+// on a backend, and only bound and run after that. On a mixed load that planning was a large share of
+// the database server's time, which shares the machine's cores with ours (docs/performance.md).
+
+/** Only data statements: a transaction's control or a migration's DDL is sent as it is. */
+const PREPARABLE = /^\s*(?:select|insert|update|delete|with)\b/i;
+
+/** PostgreSQL's answer when a table's columns changed under a prepared `select *` or `returning *`. */
+export function isStalePlan(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type');
+}
+
+/**
+ * PostgreSQL's answer when the backend that runs a statement is not the one it was prepared on: a
+ * connection pooler in transaction mode in front of the database (PgBouncer before 1.21, or without
+ * `max_prepared_statements`) hands each transaction to any server connection.
+ */
+export function isPoolerLoss(err: unknown): boolean {
+  const { code } = (err ?? {}) as { code?: unknown };
+  return code === '26000' || code === '42P05';
+}
+
+/**
+ * The name each statement text is prepared under, given once it has been sent `after` times (a text
+ * seen once, such as a bulk insert of so many rows, is not worth a plan kept in every backend), to at
+ * most `max` texts (what every backend of the pool may come to keep).
+ */
+export class StatementNames {
+  private readonly names = new Map<string, string>();
+  private readonly counts = new Map<string, number>();
+  private readonly refused = new Set<string>();
+  private given = 0;
+
+  constructor(
+    private readonly after = 2,
+    private readonly max = 500,
+  ) {}
+
+  private stopped = false;
+
+  nameOf(text: string): string | undefined {
+    if (this.stopped) return undefined;
+    const name = this.names.get(text);
+    if (name !== undefined || this.given >= this.max) return name;
+    if (this.refused.has(text) || !PREPARABLE.test(text)) return undefined;
+    const seen = (this.counts.get(text) ?? 0) + 1;
+    if (seen < this.after) {
+      if (this.counts.size >= 10_000) this.counts.clear();
+      this.counts.set(text, seen);
+      return undefined;
+    }
+    this.counts.delete(text);
+    const fresh = `reelbase_${++this.given}`;
+    this.names.set(text, fresh);
+    return fresh;
+  }
+
+  /**
+   * A text whose prepared plan went stale (another process changed a table's columns: a rolling
+   * upgrade's migration) is sent unnamed from then on; its name is never given to another text.
+   */
+  refuse(text: string): void {
+    this.names.delete(text);
+    this.refused.add(text);
+  }
+
+  /** Nothing is named any more: prepared statements do not survive the way to the database. */
+  stop(): void {
+    this.stopped = true;
+  }
+}

@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import type { Database } from '../src/db/database.ts';
+import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
+import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
+
+const P = '/dashboard/v1';
+
+/**
+ * A statement sent again and again is compiled once: by SQLite for every statement, by PostgreSQL for
+ * the ones Reelbase prepares (src/db/pg-statement-names.ts). Another process's migration can change a
+ * table's columns under it; the next request must still answer.
+ */
+describe.each(dialects)('recurring statements on %s', (dialect) => {
+  let t: TestApp;
+  let dir: string;
+  let other: Database;
+  let org: OrgContext;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-prepared-'));
+    t = await createTestApp(dialect, {}, { sqlitePath: path.join(dir, 'reelbase.sqlite') });
+    other = t.openAnother();
+    org = await createOrg(t);
+  });
+
+  afterAll(async () => {
+    await other.destroy();
+    await t.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers a recurring list as before after another process adds a column to its table', async () => {
+    const player = await createPlayer(org.api);
+    const chapter = player.chapters_attributes[0].id as number;
+    const ids: number[] = [];
+    for (let second = 1; second <= 3; second++) {
+      const res = await org.api.post(`${P}/ctas`, { chapter_id: chapter, second, duration: 5, width: 200, html: `cta ${second}` });
+      expect(res.status).toBe(201);
+      ids.push(res.body.id);
+    }
+    const listed = async () => {
+      const res = await org.api.get(`${P}/chapters/${chapter}/ctas?per_page=20`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return (res.body.ctas as Array<{ id: number }>).map((c) => c.id);
+    };
+    for (let i = 0; i < 5; i++) expect(await listed()).toEqual(ids);
+
+    // The statement's result now has one more column: a plan prepared for the old ones is stale.
+    await sql`alter table events add column prepared_test_extra integer`.execute(other.db);
+    for (let i = 0; i < 5; i++) expect(await listed()).toEqual(ids);
+  });
+});
+
+if (dialects.includes('postgres')) {
+  describe('prepared statements on postgres', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await createTestApp('postgres');
+    });
+    afterAll(() => t.close());
+
+    it('prepares a data statement on the backend that sends it again, and not a one-off', async () => {
+      await t.database.db.connection().execute(async (db) => {
+        const prepared = async () => (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db)).rows.map((r) => r.statement);
+        await db.selectFrom('players').selectAll().where('id', '=', 1).execute();
+        expect((await prepared()).filter((s) => s.includes('from "players"'))).toEqual([]);
+        await db.selectFrom('players').selectAll().where('id', '=', 2).execute();
+        await db.selectFrom('players').selectAll().where('id', '=', 3).execute();
+        expect((await prepared()).filter((s) => s.includes('from "players"'))).toEqual(['select * from "players" where "id" = $1']);
+      });
+    });
+
+    it('goes on unnamed once a prepared statement is lost on the way, as behind a pooler in transaction mode', async () => {
+      const lone = await createTestApp('postgres');
+      try {
+        await lone.database.db.connection().execute(async (db) => {
+          const read = () => db.selectFrom('players').selectAll().where('id', '=', 1).execute();
+          await read();
+          await read();
+          // The backend forgets it; the client still believes it prepared: its next run names it alone.
+          await sql`deallocate all`.execute(db);
+          expect(await read()).toEqual([]);
+          for (let i = 0; i < 3; i++) await db.selectFrom('tags').selectAll().where('id', '=', i).execute();
+          expect((await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements`.execute(db)).rows[0].n).toBe(0);
+        });
+      } finally {
+        await lone.close();
+      }
+    });
+  });
+}

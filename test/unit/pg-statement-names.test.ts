@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { isPoolerLoss, isStalePlan, StatementNames } from '../../src/db/pg-statement-names.ts';
+
+describe('StatementNames', () => {
+  it('names a data statement from its second sending, the same name every time after', () => {
+    const names = new StatementNames();
+    const text = 'select * from "events" where "id" = $1';
+    expect(names.nameOf(text)).toBeUndefined();
+    const name = names.nameOf(text);
+    expect(name).toMatch(/^reelbase_\d+$/);
+    expect(names.nameOf(text)).toBe(name);
+    expect(names.nameOf(' SELECT 1 where $1')).toBeUndefined();
+    expect(names.nameOf(' SELECT 1 where $1')).not.toBe(name);
+  });
+
+  it('leaves transaction control and DDL unnamed', () => {
+    const names = new StatementNames(1);
+    for (const text of ['begin', 'commit', 'savepoint "a"', 'alter table "events" add column "x" int', 'create index x on y (z)', 'set search_path to a']) {
+      expect(names.nameOf(text)).toBeUndefined();
+    }
+    expect(names.nameOf('with x as (select 1) select * from x')).toBeDefined();
+    expect(names.nameOf('insert into "tags" ("name") values ($1)')).toBeDefined();
+  });
+
+  it('names at most max texts', () => {
+    const names = new StatementNames(1, 2);
+    expect(names.nameOf('select 1')).toBeDefined();
+    expect(names.nameOf('select 2')).toBeDefined();
+    expect(names.nameOf('select 3')).toBeUndefined();
+    expect(names.nameOf('select 1')).toBeDefined();
+  });
+
+  it('sends a refused text unnamed for good, and never gives its name to another', () => {
+    const names = new StatementNames(1);
+    const first = names.nameOf('select * from "a"');
+    names.refuse('select * from "a"');
+    expect(names.nameOf('select * from "a"')).toBeUndefined();
+    expect(names.nameOf('select * from "a"')).toBeUndefined();
+    expect(names.nameOf('select * from "b"')).not.toBe(first);
+  });
+
+  it("tells PostgreSQL's stale plan from other errors", () => {
+    expect(isStalePlan(Object.assign(new Error('cached plan must not change result type'), { code: '0A000' }))).toBe(true);
+    expect(isStalePlan(Object.assign(new Error('cannot do that'), { code: '0A000' }))).toBe(false);
+    expect(isStalePlan(new Error('cached plan must not change result type'))).toBe(false);
+    expect(isStalePlan(undefined)).toBe(false);
+  });
+
+  it('names nothing once stopped (a pooler lost a prepared statement)', () => {
+    const names = new StatementNames(1);
+    expect(names.nameOf('select 1')).toBeDefined();
+    names.stop();
+    expect(names.nameOf('select 1')).toBeUndefined();
+    expect(names.nameOf('select 2')).toBeUndefined();
+    expect(isPoolerLoss(Object.assign(new Error('prepared statement "reelbase_1" does not exist'), { code: '26000' }))).toBe(true);
+    expect(isPoolerLoss(Object.assign(new Error('prepared statement "reelbase_1" already exists'), { code: '42P05' }))).toBe(true);
+    expect(isPoolerLoss(Object.assign(new Error('syntax error'), { code: '42601' }))).toBe(false);
+  });
+});
