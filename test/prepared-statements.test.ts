@@ -74,13 +74,32 @@ if (dialects.includes('postgres')) {
       });
     });
 
+    it('answers a prepared select again, unnamed, once another connection changed its columns', async () => {
+      const lone = await createTestApp('postgres');
+      const migrator = lone.openAnother();
+      try {
+        await lone.database.db.connection().execute(async (db) => {
+          const read = () => db.selectFrom('tags').selectAll().where('id', '=', 0).execute();
+          for (let i = 0; i < 3; i++) await read();
+          const prepared = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db);
+          expect(prepared.rows.map((r) => r.statement)).toContain('select * from "tags" where "id" = $1');
+          // As a rolling upgrade's migration in another process would.
+          await sql`alter table tags add column stale_plan_test integer`.execute(migrator.db);
+          expect(await read()).toEqual([]);
+          expect(await read()).toEqual([]);
+        });
+      } finally {
+        await migrator.destroy();
+        await lone.close();
+      }
+    });
+
     it('goes on unnamed once a prepared statement is lost on the way, as behind a pooler in transaction mode', async () => {
       const lone = await createTestApp('postgres');
       try {
         await lone.database.db.connection().execute(async (db) => {
           const read = () => db.selectFrom('players').selectAll().where('id', '=', 1).execute();
-          await read();
-          await read();
+          for (let i = 0; i < 3; i++) await read();
           // The backend forgets it; the client still believes it prepared: its next run names it alone.
           await sql`deallocate all`.execute(db);
           expect(await read()).toEqual([]);

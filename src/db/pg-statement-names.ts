@@ -2,14 +2,19 @@
 // connection: a named statement is parsed, analysed and planned by PostgreSQL at its first execution
 // on a backend, and only bound and run after that. On a mixed load that planning was a large share of
 // the database server's time, which shares the machine's cores with ours (docs/performance.md).
+import { createHash } from 'node:crypto';
 
 /** Only data statements: a transaction's control or a migration's DDL is sent as it is. */
 const PREPARABLE = /^\s*(?:select|insert|update|delete|with)\b/i;
 
-/** PostgreSQL's answer when a table's columns changed under a prepared `select *` or `returning *`. */
+/**
+ * PostgreSQL's answer when a table's columns changed under a prepared `select *` or `returning *`:
+ * told by the server function that raised it, since the message is in the server's language.
+ */
 export function isStalePlan(err: unknown): boolean {
-  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
-  return code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type');
+  const { code, routine, message } = (err ?? {}) as { code?: unknown; routine?: unknown; message?: unknown };
+  if (code !== '0A000') return false;
+  return routine === 'RevalidateCachedQuery' || (typeof message === 'string' && message.includes('cached plan must not change result type'));
 }
 
 /**
@@ -24,8 +29,11 @@ export function isPoolerLoss(err: unknown): boolean {
 
 /**
  * The name each statement text is prepared under, given once it has been sent `after` times (a text
- * seen once, such as a bulk insert of so many rows, is not worth a plan kept in every backend), to at
- * most `max` texts (what every backend of the pool may come to keep).
+ * seen once or twice, such as a bulk insert of so many rows or an `in` list of a rare length, is not
+ * worth a plan kept in every backend), to at most `max` texts (what every backend of the pool may
+ * come to keep; past that, texts go unnamed, which costs only their planning). A name is a digest of
+ * its text, so that wherever a name is met (another process's statement on a backend a pooler hands
+ * over) it stands for the same text, never for another statement that would run with our values.
  */
 export class StatementNames {
   private readonly names = new Map<string, string>();
@@ -34,7 +42,7 @@ export class StatementNames {
   private given = 0;
 
   constructor(
-    private readonly after = 2,
+    private readonly after = 3,
     private readonly max = 500,
   ) {}
 
@@ -52,14 +60,15 @@ export class StatementNames {
       return undefined;
     }
     this.counts.delete(text);
-    const fresh = `reelbase_${++this.given}`;
+    this.given++;
+    const fresh = `reelbase_${createHash('sha256').update(text).digest('base64url').slice(0, 32)}`;
     this.names.set(text, fresh);
     return fresh;
   }
 
   /**
    * A text whose prepared plan went stale (another process changed a table's columns: a rolling
-   * upgrade's migration) is sent unnamed from then on; its name is never given to another text.
+   * upgrade's migration) is sent unnamed from then on.
    */
   refuse(text: string): void {
     this.names.delete(text);
