@@ -2,12 +2,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../src/db/database.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 
 const P = '/dashboard/v1';
+
+interface Codes {
+  codes: { id: number; code: string };
+}
 
 /**
  * A statement sent again and again is compiled once: by SQLite for every statement, by PostgreSQL for
@@ -94,8 +98,34 @@ if (dialects.includes('postgres')) {
       }
     });
 
+    it('answers a prepared statement again, unnamed, once another connection changed the type of a column it compares', async () => {
+      const lone = await createTestApp('postgres');
+      const migrator = lone.openAnother();
+      try {
+        await sql`create table codes (id integer primary key, code text)`.execute(lone.database.db);
+        await sql`insert into codes values (1, '7')`.execute(lone.database.db);
+        await (lone.database.db as unknown as Kysely<Codes>).connection().execute(async (db) => {
+          // PostgreSQL infers $1 as text, the column's type, when it first prepares the statement.
+          const read = () => db.selectFrom('codes').select('id').where('code', '=', '7').execute();
+          for (let i = 0; i < 3; i++) expect(await read()).toEqual([{ id: 1 }]);
+          await sql`alter table codes alter column code type integer using code::integer`.execute(migrator.db);
+          expect(await read()).toEqual([{ id: 1 }]);
+          expect(await read()).toEqual([{ id: 1 }]);
+          // A statement wrong in itself fails as it would unnamed.
+          const wrong = () => db.selectFrom('codes').select('id').where(sql.ref('no_such_column'), '=', 1).execute();
+          for (let i = 0; i < 3; i++) await expect(wrong()).rejects.toMatchObject({ code: '42703' });
+        });
+      } finally {
+        await migrator.destroy();
+        await lone.close();
+      }
+    });
+
     it('goes on unnamed once a prepared statement is lost on the way, as behind a pooler in transaction mode', async () => {
       const lone = await createTestApp('postgres');
+      const warnings: Error[] = [];
+      const heard = (w: Error) => warnings.push(w);
+      process.on('warning', heard);
       try {
         await lone.database.db.connection().execute(async (db) => {
           const read = () => db.selectFrom('players').selectAll().where('id', '=', 1).execute();
@@ -106,7 +136,11 @@ if (dialects.includes('postgres')) {
           for (let i = 0; i < 3; i++) await db.selectFrom('tags').selectAll().where('id', '=', i).execute();
           expect((await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements`.execute(db)).rows[0].n).toBe(0);
         });
+        // Said once, so that an operator learns why the database plans every statement again.
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(warnings.filter((w) => (w as { code?: string }).code === 'REELBASE_PG_UNNAMED')).toHaveLength(1);
       } finally {
+        process.off('warning', heard);
         await lone.close();
       }
     });

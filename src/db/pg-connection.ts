@@ -5,7 +5,7 @@ import type { PgChangeClock } from './change-clock.ts';
 import { writesOnlyUncached } from './uncached-tables.ts';
 import { ownScope, type StatementReach, type WriteReach } from './write-reach.ts';
 import { organizationBeingWritten } from './write-scope.ts';
-import { isPoolerLoss, isStalePlan, StatementNames } from './pg-statement-names.ts';
+import { isAnalysisError, isPoolerLoss, isStalePlan, StatementNames } from './pg-statement-names.ts';
 
 /** The channel the change triggers notify on (src/db/pg-change-triggers.ts); the payload is the schema. */
 export const CHANGE_CHANNEL = 'reelbase_changes';
@@ -54,6 +54,10 @@ function scopedOf(written: ReadonlyMap<string, number | null>): ReadonlyMap<stri
 }
 
 const processIdOf = (client: object): number | undefined => (client as { processID?: number }).processID;
+
+const POOLER_WARNING =
+  'A prepared statement was lost between Reelbase and PostgreSQL (a connection pooler in transaction mode?): ' +
+  'statements now go unnamed, each planned every time it is sent. docs/deployment.md says which poolers keep them.';
 
 /**
  * The pool Kysely's PostgreSQL dialect uses, with `onChange` called after every statement of this
@@ -111,8 +115,10 @@ export function wrapPgPool(pool: pg.Pool, watch: PoolWatch): PostgresPool {
           try {
             return await query({ name, text, values: args[1] });
           } catch (err) {
-            if (isStalePlan(err)) names.refuse(text);
-            else if (isPoolerLoss(err)) names.stop();
+            // A pooler's loss first: "already exists" (42P05) is of class 42 too.
+            if (isPoolerLoss(err)) {
+              if (names.stop()) process.emitWarning(POOLER_WARNING, { code: 'REELBASE_PG_UNNAMED' });
+            } else if (isStalePlan(err) || isAnalysisError(err)) names.refuse(text);
             else throw err;
             // Inside a transaction the failed statement has aborted it: it fails as the transaction does.
             if (inTransaction) throw err;

@@ -18,6 +18,19 @@ export function isStalePlan(err: unknown): boolean {
 }
 
 /**
+ * An error PostgreSQL raises while analysing a statement (class 42: a column, operator or type that
+ * does not fit), before it runs anything. A prepared statement keeps the parameter types PostgreSQL
+ * inferred when it was first prepared: after another process's migration changed a column's type
+ * (text to integer), the prepared `where "code" = $1` fails ("operator does not exist: integer =
+ * text") where the same text sent unnamed is analysed afresh and runs. A statement that is wrong in
+ * itself fails the same way unnamed, and that answer is the one returned.
+ */
+export function isAnalysisError(err: unknown): boolean {
+  const { code } = (err ?? {}) as { code?: unknown };
+  return typeof code === 'string' && code.startsWith('42');
+}
+
+/**
  * PostgreSQL's answer when the backend that runs a statement is not the one it was prepared on: a
  * connection pooler in transaction mode in front of the database (PgBouncer before 1.21, or without
  * `max_prepared_statements`) hands each transaction to any server connection.
@@ -40,13 +53,12 @@ export class StatementNames {
   private readonly counts = new Map<string, number>();
   private readonly refused = new Set<string>();
   private given = 0;
+  private stopped = false;
 
   constructor(
     private readonly after = 3,
     private readonly max = 500,
   ) {}
-
-  private stopped = false;
 
   nameOf(text: string): string | undefined {
     if (this.stopped) return undefined;
@@ -75,8 +87,13 @@ export class StatementNames {
     this.refused.add(text);
   }
 
-  /** Nothing is named any more: prepared statements do not survive the way to the database. */
-  stop(): void {
+  /**
+   * Nothing is named any more: prepared statements do not survive the way to the database. Answers
+   * whether naming was still on (the caller says so once).
+   */
+  stop(): boolean {
+    const was = !this.stopped;
     this.stopped = true;
+    return was;
   }
 }

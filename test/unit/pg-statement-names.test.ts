@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPoolerLoss, isStalePlan, StatementNames } from '../../src/db/pg-statement-names.ts';
+import { isAnalysisError, isPoolerLoss, isStalePlan, StatementNames } from '../../src/db/pg-statement-names.ts';
 
 describe('StatementNames', () => {
   it('names a data statement from its third sending, by a digest of its text, the same name every time after', () => {
@@ -56,11 +56,21 @@ describe('StatementNames', () => {
   it('names nothing once stopped (a pooler lost a prepared statement)', () => {
     const names = new StatementNames(1);
     expect(names.nameOf('select 1')).toBeDefined();
-    names.stop();
+    expect(names.stop()).toBe(true);
+    expect(names.stop()).toBe(false);
     expect(names.nameOf('select 1')).toBeUndefined();
     expect(names.nameOf('select 2')).toBeUndefined();
     expect(isPoolerLoss(Object.assign(new Error('prepared statement "reelbase_1" does not exist'), { code: '26000' }))).toBe(true);
     expect(isPoolerLoss(Object.assign(new Error('prepared statement "reelbase_1" already exists'), { code: '42P05' }))).toBe(true);
     expect(isPoolerLoss(Object.assign(new Error('syntax error'), { code: '42601' }))).toBe(false);
+  });
+
+  it('tells an error of analysis (class 42) from one of running', () => {
+    expect(isAnalysisError(Object.assign(new Error('operator does not exist: integer = text'), { code: '42883' }))).toBe(true);
+    expect(isAnalysisError(Object.assign(new Error('column "code" is of type integer but expression is of type text'), { code: '42804' }))).toBe(true);
+    expect(isAnalysisError(Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' }))).toBe(false);
+    expect(isAnalysisError(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))).toBe(false);
+    expect(isAnalysisError(new Error('no code'))).toBe(false);
+    expect(isAnalysisError(undefined)).toBe(false);
   });
 });
