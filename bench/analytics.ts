@@ -10,7 +10,10 @@
  *   then beside reports at 2,000/s (sent from a thread of their own): the reads' mean latency may grow
  *   by 10 % at most. The same two runs against a bare node:http server (bench/baseline.ts) in the same
  *   run give the machine's own share (two senders and a server on two cores); the figure is Reelbase's
- *   slowdown divided by the bare server's, and both are printed.
+ *   slowdown divided by the bare server's, and both are printed. A mean is moved by a few stalls of
+ *   the machine (one pair of runs gave anything from 0.99× to 6.5× on one commit), so each side runs
+ *   BENCH_ANALYTICS_TRIALS (5) pairs of BENCH_ANALYTICS_TRIAL_SECONDS (10), alone then beside, and
+ *   the slowdown of each is the median of its pairs' ratios; every pair is printed.
  * Checks that every acknowledged report was kept (the player's `views`).
  */
 import { execFileSync } from 'node:child_process';
@@ -31,6 +34,8 @@ const TARGET = { rps: 2000, p99: 20, readSlowdown: 1.1 };
 /** API reads (a player, by an API token) measured alone and beside the reports. */
 const READ_RATE = Number(process.env.BENCH_ANALYTICS_READ_RATE ?? 500);
 const READ_CONNECTIONS = 4;
+const TRIALS = Number(process.env.BENCH_ANALYTICS_TRIALS ?? 5);
+const TRIAL_SECONDS = Number(process.env.BENCH_ANALYTICS_TRIAL_SECONDS ?? 10);
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 export interface AnalyticsRow {
@@ -39,7 +44,7 @@ export interface AnalyticsRow {
   p99: number;
   /** As fast as the server answers. */
   capacity: number;
-  /** API reads' mean latency beside the reports / alone, divided by the same ratio of a bare node:http server. */
+  /** API reads' mean latency beside the reports / alone (the median of the pairs), divided by the same ratio of a bare node:http server. */
   readSlowdown: number;
   /** The two ratios it is made of. */
   readSlowdownReelbase: number;
@@ -64,10 +69,10 @@ export async function runAnalyticsBench(): Promise<AnalyticsRow> {
     const report = () => viewReport(`/watch/${player.uuid}/analytics`, UA, `bench-${++n}`, n);
     const read = () => ({ method: 'GET' as const, path: `/dashboard/v1/players/${player.id}`, headers: { authorization: `Bearer ${tokens[0]}` } });
     const reports = (seconds: number) => paced({ base, rate: TARGET.rps, seconds, connections: CONNECTIONS, next: report });
-    const reads = () => paced({ base, rate: READ_RATE, seconds: SECONDS, connections: READ_CONNECTIONS, next: read });
+    const reads = (seconds = TRIAL_SECONDS) => paced({ base, rate: READ_RATE, seconds, connections: READ_CONNECTIONS, next: read });
 
     await reports(3);
-    await reads();
+    await reads(3);
     const warm = n;
     const sustained = await reports(SECONDS);
     // As fast as it answers: autocannon, closed loop, each request a new report.
@@ -76,31 +81,46 @@ export async function runAnalyticsBench(): Promise<AnalyticsRow> {
     // API reads at a steady rate, alone and then with the reports at the target rate alongside, sent
     // from another thread; then the same against a bare server answering the player's JSON.
     const stream = (to: string, prefix: string) =>
-      pacedOnThread({ base: to, rate: TARGET.rps, seconds: SECONDS, connections: CONNECTIONS, path: `/watch/${player.uuid}/analytics`, userAgent: UA, prefix });
-    const readsAlone = await reads();
-    const [readsWith, alongside] = await Promise.all([reads(), stream(base, 'beside')]);
+      pacedOnThread({
+        base: to,
+        rate: TARGET.rps,
+        seconds: TRIAL_SECONDS,
+        connections: CONNECTIONS,
+        path: `/watch/${player.uuid}/analytics`,
+        userAgent: UA,
+        prefix,
+      });
+    const pairs = async (to: string, readsOf: () => Promise<PacedResult>): Promise<Pair[]> => {
+      const done: Pair[] = [];
+      for (let i = 0; i < TRIALS; i++) {
+        const alone = await readsOf();
+        const [beside, alongside] = await Promise.all([readsOf(), stream(to, `${to === base ? 'beside' : 'bare'}-${i}`)]);
+        done.push({ alone, beside, alongside });
+      }
+      return done;
+    };
+    const reelbasePairs = await pairs(base, () => reads());
     const playerJson = (await api(base, tokens[0], 'GET', `/dashboard/v1/players/${player.id}`)).text;
     const bare = await startChild('baseline.ts', { BENCH_BODY: playerJson });
-    let bareAlone: PacedResult;
-    let bareWith: PacedResult;
+    let barePairs: Pair[];
     try {
       const bareBase = `http://127.0.0.1:${bare.info.port}`;
-      const bareReads = () => paced({ base: bareBase, rate: READ_RATE, seconds: SECONDS, connections: READ_CONNECTIONS, next: read });
+      const bareReads = () => paced({ base: bareBase, rate: READ_RATE, seconds: TRIAL_SECONDS, connections: READ_CONNECTIONS, next: read });
       await bareReads();
-      bareAlone = await bareReads();
-      [bareWith] = await Promise.all([bareReads(), stream(bareBase, 'bare')]);
+      barePairs = await pairs(bareBase, bareReads);
     } finally {
       await stopChild(bare.child);
     }
-    const acknowledged = sustained.ok + capacity['2xx'] + alongside.ok;
+    const reportsBeside = reelbasePairs.reduce((sum, p) => sum + p.alongside.ok, 0);
+    const acknowledged = sustained.ok + capacity['2xx'] + reportsBeside;
     const today = new Date().toISOString().slice(0, 10);
     const figures = (await api(base, tokens[0], 'GET', `/dashboard/v1/analytics/players/${player.id}?to=${today}`)).json() as { views: number };
     // Every report of the warm-up and of the runs was acknowledged with a 204: all of them are kept.
     const kept = figures.views - warm;
-    const failed =
-      sustained.failed + alongside.failed + readsAlone.failed + readsWith.failed + bareAlone.failed + bareWith.failed + capacity.non2xx + capacity.errors;
-    const reelbaseRatio = readsWith.mean / readsAlone.mean;
-    const bareRatio = bareWith.mean / bareAlone.mean;
+    const everyRun = [...reelbasePairs, ...barePairs].flatMap((p) => [p.alone, p.beside, p.alongside]);
+    const failed = sustained.failed + capacity.non2xx + capacity.errors + everyRun.reduce((sum, r) => sum + r.failed, 0);
+    const reelbaseRatio = median(reelbasePairs.map(ratioOf));
+    const bareRatio = median(barePairs.map(ratioOf));
     const slowdown = reelbaseRatio / bareRatio;
     const row = {
       rps: sustained.rps,
@@ -125,11 +145,17 @@ export async function runAnalyticsBench(): Promise<AnalyticsRow> {
     console.log(
       `${'reports, as fast as answered (50 conn.)'.padEnd(40)}${Math.round(capacity.requests.average).toString().padStart(7)}${capacity.latency.average.toFixed(2).padStart(10)}${capacity.latency.p50.toFixed(2).padStart(9)}${capacity.latency.p99.toFixed(2).padStart(9)}`,
     );
-    line(`API reads at ${READ_RATE}/s, alone`, readsAlone, '');
-    line(`API reads at ${READ_RATE}/s, beside ${TARGET.rps} reports/s`, readsWith, `${reelbaseRatio.toFixed(2)}× alone`);
-    line(`  (the reports meanwhile)`, alongside, '');
-    line(`bare node:http, reads alone`, bareAlone, '');
-    line(`bare node:http, reads beside ${TARGET.rps} posts/s`, bareWith, `${bareRatio.toFixed(2)}× alone (the machine's share)`);
+    const printPairs = (who: string, list: Pair[]) =>
+      list.forEach((p, i) => {
+        line(`${who} reads at ${READ_RATE}/s, alone (${i + 1})`, p.alone, '');
+        line(`${who} reads, beside ${TARGET.rps}/s (${i + 1})`, p.beside, `${ratioOf(p).toFixed(2)}× alone`);
+        line(`  (the reports meanwhile)`, p.alongside, '');
+      });
+    printPairs('API', reelbasePairs);
+    printPairs('bare', barePairs);
+    console.log(
+      `median of ${TRIALS} pairs of ${TRIAL_SECONDS} s: API reads ${reelbaseRatio.toFixed(2)}× alone; bare node:http ${bareRatio.toFixed(2)}× (the machine's share)`,
+    );
     console.log(
       `API reads slowed by the reports: ${reelbaseRatio.toFixed(2)}× ÷ ${bareRatio.toFixed(2)}× = ${slowdown.toFixed(2)}×  (target ≤ ${TARGET.readSlowdown}×)`,
     );
@@ -139,6 +165,21 @@ export async function runAnalyticsBench(): Promise<AnalyticsRow> {
     await server.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+interface Pair {
+  alone: PacedResult;
+  beside: PacedResult;
+  /** The reports sent beside the reads. */
+  alongside: PacedResult;
+}
+
+const ratioOf = (p: Pair) => p.beside.mean / p.alone.mean;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -8,6 +8,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JobRunner } from '../src/jobs/runner.ts';
+import { RollupRepository } from '../src/modules/analytics/rollup.repository.ts';
+import { RollupService } from '../src/modules/analytics/rollup.service.ts';
 import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { BROWSER_UA, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
@@ -154,6 +156,31 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
     // Each run queued the next one before it rolled up: one waits in the queue, never two.
     const queued = await t.database.db.selectFrom('jobs').select('id').where('type', '=', 'analytics.rollup').where('status', '=', 'queued').execute();
     expect(queued).toHaveLength(1);
+  });
+
+  it('answers requests between the batches of a run that catches up a backlog', async () => {
+    const org = await createOrg(t);
+    const player = await createPlayer(org.api);
+    for (let i = 0; i < 40; i++) await beacon(player.uuid, `backlog-${i}`, { type: 'load' });
+    await rollUp();
+    for (let i = 0; i < 40; i++) await beacon(player.uuid, `backlog-more-${i}`, { type: 'load' });
+    // Two reports a batch: twenty batches. Over a real socket, whose answer needs a turn of the event
+    // loop: on SQLite, whose queries answer at once, a run that never gave one held every request
+    // until it was done.
+    const rollups = new RollupService(t.database.db, { intervalSeconds: 1, batchSize: 2 }, new RollupRepository(t.database.db));
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const order: string[] = [];
+    const read = fetch(`${address}${P}/players/${player.id}`, { headers: { authorization: `Bearer ${org.token}` } }).then((res) => {
+      expect(res.status).toBe(200);
+      order.push('request answered');
+    });
+    const run = rollups.catchUp().then((result) => {
+      expect(result.batches).toBe(20);
+      order.push('rollup done');
+    });
+    await Promise.all([read, run]);
+    expect(order).toEqual(['request answered', 'rollup done']);
+    expect(await summaryOf(org)).toMatchObject({ loads: 80 });
   });
 
   it('adds each report to its UTC day: a load either side of midnight counts in the day it was stored', async () => {
