@@ -1,4 +1,5 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import { isPostgres } from '../../db/dialect.ts';
 import type { DB } from '../../db/schema.ts';
@@ -62,6 +63,7 @@ export class RollupService {
     let batches = 0;
     while (from < bound) {
       if (signal?.aborted) return { last_event_id: from, batches, complete: false };
+      const held = performance.eventLoopUtilization();
       const to = Math.min(from + this.batchSize, bound);
       // Read outside the transaction, which then only writes: the reports up to `bound` are committed.
       // (One erased by a GDPR request meanwhile may still be counted: rollups keep figures and hashes.)
@@ -81,9 +83,11 @@ export class RollupService {
         // Another worker's run moved on meanwhile: go on from where it is.
         from = await this.repo.progress();
       }
-      // Its queries answer in microtasks (at once, on SQLite): without a turn of the event loop between
-      // batches, a backlog of reports held every request waiting until the whole run was done.
-      await nextTurn();
+      // Then rest as long as the batch held the event loop. Its queries answer in microtasks (at once, on
+      // SQLite): without a turn between batches, a backlog held every request until the whole run was
+      // done; and a new connection is accepted once per turn (docs/performance.md), so a run taking
+      // every turn let viewers' new connections in one per batch.
+      await sleep(Math.min(1000, Math.max(1, performance.eventLoopUtilization(held).active)));
     }
     return { last_event_id: from, batches, complete: true };
   }
