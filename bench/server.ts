@@ -40,7 +40,7 @@ async function main() {
     process.env.BENCH_SEED === 'size'
       ? await seedSize(app, database, token)
       : process.env.BENCH_SEED === 'analytics'
-        ? await seedAnalytics(app, database, token, container.services.analyticsRollups)
+        ? await seedAnalytics(app, database, token)
         : {};
   // BENCH_SLOW_MS=n: what the server itself sees on stderr (bench/diagnostics.ts).
   const slowMs = Number(process.env.BENCH_SLOW_MS ?? 0);

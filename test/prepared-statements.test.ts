@@ -108,6 +108,8 @@ if (dialects.includes('postgres')) {
           // PostgreSQL infers $1 as text, the column's type, when it first prepares the statement.
           const read = () => db.selectFrom('codes').select('id').where('code', '=', '7').execute();
           for (let i = 0; i < 3; i++) expect(await read()).toEqual([{ id: 1 }]);
+          const prepared = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db);
+          expect(prepared.rows.map((r) => r.statement)).toContain('select "id" from "codes" where "code" = $1');
           await sql`alter table codes alter column code type integer using code::integer`.execute(migrator.db);
           expect(await read()).toEqual([{ id: 1 }]);
           expect(await read()).toEqual([{ id: 1 }]);

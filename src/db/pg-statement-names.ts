@@ -83,7 +83,8 @@ export class StatementNames {
    * upgrade's migration) is sent unnamed from then on.
    */
   refuse(text: string): void {
-    this.names.delete(text);
+    // Its place among the `max` goes to another text.
+    if (this.names.delete(text)) this.given--;
     this.refused.add(text);
   }
 
