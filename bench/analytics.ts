@@ -69,10 +69,10 @@ export async function runAnalyticsBench(): Promise<AnalyticsRow> {
     const report = () => viewReport(`/watch/${player.uuid}/analytics`, UA, `bench-${++n}`, n);
     const read = () => ({ method: 'GET' as const, path: `/dashboard/v1/players/${player.id}`, headers: { authorization: `Bearer ${tokens[0]}` } });
     const reports = (seconds: number) => paced({ base, rate: TARGET.rps, seconds, connections: CONNECTIONS, next: report });
-    const reads = (seconds = TRIAL_SECONDS) => paced({ base, rate: READ_RATE, seconds, connections: READ_CONNECTIONS, next: read });
+    const readsOn = (to: string, seconds = TRIAL_SECONDS) => paced({ base: to, rate: READ_RATE, seconds, connections: READ_CONNECTIONS, next: read });
 
     await reports(3);
-    await reads(3);
+    await readsOn(base, 3);
     const warm = n;
     const sustained = await reports(SECONDS);
     // As fast as it answers: autocannon, closed loop, each request a new report.
@@ -99,32 +99,30 @@ export async function runAnalyticsBench(): Promise<AnalyticsRow> {
         userAgent: UA,
         prefix,
       });
-    const pairs = async (to: string, readsOf: () => Promise<PacedResult>): Promise<Pair[]> => {
+    const pairs = async (to: string, label: string): Promise<Pair[]> => {
       const done: Pair[] = [];
       for (let i = 0; i < TRIALS; i++) {
-        const alone = await readsOf();
-        const [beside, alongside] = await Promise.all([readsOf(), stream(to, `${to === base ? 'beside' : 'bare'}-${i}`)]);
+        const alone = await readsOn(to);
+        const [beside, alongside] = await Promise.all([readsOn(to), stream(to, `${label}-${i}`)]);
         done.push({ alone, beside, alongside });
       }
       return done;
     };
-    const reelbasePairs = await pairs(base, () => reads());
+    const reelbasePairs = await pairs(base, 'beside');
     const playerJson = (await api(base, tokens[0], 'GET', `/dashboard/v1/players/${player.id}`)).text;
     const bare = await startChild('baseline.ts', { BENCH_BODY: playerJson });
     let barePairs: Pair[];
     try {
       const bareBase = `http://127.0.0.1:${bare.info.port}`;
-      const bareReads = () => paced({ base: bareBase, rate: READ_RATE, seconds: TRIAL_SECONDS, connections: READ_CONNECTIONS, next: read });
-      await bareReads();
-      barePairs = await pairs(bareBase, bareReads);
+      await readsOn(bareBase);
+      barePairs = await pairs(bareBase, 'bare');
     } finally {
       await stopChild(bare.child);
     }
     const reportsBeside = reelbasePairs.reduce((sum, p) => sum + p.alongside.ok, 0);
     const acknowledged = sustained.ok + capacity['2xx'] + reportsBeside;
-    const figures = (await api(base, tokens[0], 'GET', `/dashboard/v1/analytics/players/${player.id}?to=${today}`)).json() as { views: number };
     // Every report of the warm-up and of the runs was acknowledged with a 204: all of them are kept.
-    const kept = figures.views - warm;
+    const kept = (await viewsOf(`/dashboard/v1/analytics/players/${player.id}`)) - warm;
     const everyRun = [...reelbasePairs, ...barePairs].flatMap((p) => [p.alone, p.beside, p.alongside]);
     const failed = sustained.failed + capacity.non2xx + capacity.errors + everyRun.reduce((sum, r) => sum + r.failed, 0);
     const reelbaseRatio = median(reelbasePairs.map(ratioOf));
