@@ -222,6 +222,78 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     expect(await cached()).toBe(true);
   });
 
+  it("another organization's users, tokens, players, chapters, CTAs, webhooks and address ranges written leave this organization's cached tokens and the watch page's lookups; its own drop them", async () => {
+    const player = await createPlayer(org.api);
+    const created = await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'x' });
+    expect(created.status).toBe(201);
+    const cta = created.body as { id: number };
+    const user = await createUser(org.api, { role_id: 2 });
+    const asUser = await userClient(t, org.organizationId, user.id, 'admin');
+    const neighbour = await createOrg(t);
+    const theirs = await createPlayer(neighbour.api);
+    const cache = readCacheOf(t.database.db)!;
+    const NAMESPACES = ['token', 'watch-player', 'watch-chapter-at', 'watch-event-of', 'ip-ranges-any', 'webhook-subscriptions'] as const;
+    const report = async (load: string) => {
+      for (const payload of [
+        { type: 'view', percent_watched: 0, chapter: 0 },
+        { type: 'cta_click', chapter: 0, event_id: cta.id },
+      ]) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: `/watch/${player.uuid}/analytics`,
+          headers: { 'user-agent': BROWSER_UA },
+          payload: { ...payload, player_load_id: load, visitor_uuid: 'v' },
+        });
+        expect(res.statusCode).toBe(204);
+      }
+      expect((await asUser.get(`${P}/players/${player.id}`)).status).toBe(200);
+    };
+    let loads = 0;
+    /** Reads through every namespace once: the namespaces whose read was a miss. */
+    const missed = async () => {
+      const before = NAMESPACES.map((n) => cache.stats(n).misses);
+      await report(`load-${++loads}`);
+      return NAMESPACES.filter((n, i) => cache.stats(n).misses !== before[i]);
+    };
+    await report('warm-1');
+    await report('warm-2');
+    await notificationsLanded();
+    expect(await missed()).toEqual([]);
+
+    // The neighbour's writes to every table those reads read.
+    const other = await createUser(neighbour.api, { role_id: 2 });
+    expect((await neighbour.api.patch(`${P}/users`, { id: other.id, first_name: 'Changed' })).status).toBe(200);
+    await neighbour.as('viewer');
+    await createPlayer(neighbour.api);
+    expect((await neighbour.api.patch(`${P}/players/${theirs.id}`, { player: { name: 'Renamed' } })).status).toBe(200);
+    expect((await neighbour.api.patch(`${P}/chapters/${theirs.chapters_attributes[0].id}`, { position: 3 })).status).toBe(200);
+    await newCta(neighbour.api);
+    expect((await neighbour.api.post(`${P}/blacklisted_ip_ranges`, { name: 'lab', ip_range: '198.51.100.0/24' })).status).toBe(201);
+    expect((await neighbour.api.post(`${P}/organizations/${neighbour.organizationId}/webhooks/analytics`, { url: 'https://hooks.example.com/a' })).status).toBe(
+      201,
+    );
+    await notificationsLanded();
+    expect(await missed()).toEqual([]);
+
+    // The same writes in this organization drop what they wrote.
+    expect((await org.api.patch(`${P}/users`, { id: user.id, first_name: 'Changed' })).status).toBe(200);
+    await notificationsLanded();
+    expect(await missed()).toEqual(['token']);
+    expect((await org.api.patch(`${P}/chapters/${player.chapters_attributes[0].id}`, { position: 0 })).status).toBe(200);
+    await notificationsLanded();
+    // Its player's updated_at too.
+    expect(await missed()).toEqual(['watch-player', 'watch-chapter-at']);
+    expect((await org.api.patch(`${P}/ctas/${cta.id}`, { html: 'again' })).status).toBe(200);
+    await notificationsLanded();
+    expect(await missed()).toEqual(['watch-event-of']);
+    expect((await org.api.post(`${P}/blacklisted_ip_ranges`, { name: 'lab', ip_range: '203.0.113.0/24' })).status).toBe(201);
+    await notificationsLanded();
+    expect(await missed()).toEqual(['ip-ranges-any']);
+    expect((await org.api.patch(`${P}/players/${player.id}`, { player: { name: 'Renamed' } })).status).toBe(200);
+    await notificationsLanded();
+    expect(await missed()).toEqual(expect.arrayContaining(['watch-player']));
+  });
+
   it("a player deleted takes its CTAs out of the cache, through the foreign keys' cascade and the counting triggers", async () => {
     const player = await createPlayer(org.api);
     const res = await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'x' });

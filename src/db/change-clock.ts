@@ -65,13 +65,16 @@ export class Generations {
     return sum;
   }
 
-  /** A number that moves whenever one of `tables` may have changed rows of `organization`. */
-  ofOrganization(tables: ReadonlySet<string> | null, organization: number): number {
+  /** A number that moves whenever one of `tables` may have changed rows of `organizations` (one or several, without repeats). */
+  ofOrganization(tables: ReadonlySet<string> | null, organizations: number | readonly number[]): number {
     if (tables === null) return this.total;
     let sum = this.everything;
     for (const table of tables) {
       const count = this.byTable.get(table);
-      if (count) sum += count.shared + (count.byOrganization.get(organization) ?? 0);
+      if (!count) continue;
+      sum += count.shared;
+      if (typeof organizations === 'number') sum += count.byOrganization.get(organizations) ?? 0;
+      else for (const organization of organizations) sum += count.byOrganization.get(organization) ?? 0;
     }
     return sum;
   }

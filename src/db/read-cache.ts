@@ -32,10 +32,15 @@ export class TablesRead {
   }
 }
 
+/**
+ * Whose rows a cached value was read from: one organization, several (a token of one organization
+ * made by a user of its parent), or null: any organization's write to its tables drops it.
+ */
+export type Owners = number | readonly number[] | null;
+
 interface Entry {
   value: unknown;
-  /** Whose rows the value was read from (null: any organization's write to its tables drops it). */
-  organization: number | null;
+  organization: Owners;
   /** What `stampOf` gave when it was read: it stands while no write it depends on was made. */
   stamp: number;
 }
@@ -74,7 +79,7 @@ export class ReadCache {
     namespace: string,
     key: string | number,
     load: (read: TablesRead) => Promise<T | undefined>,
-    organizationOf?: (row: T) => number,
+    organizationOf?: (row: T) => Owners,
   ): MaybePromise<T | undefined> {
     const total = this.clock.now();
     if (total === null) return load(new TablesRead(this.clock.generations));
@@ -93,7 +98,7 @@ export class ReadCache {
     return this.fill(space, key, total, load, organizationOf);
   }
 
-  private stampOf(space: Space, organization: number | null): number {
+  private stampOf(space: Space, organization: Owners): number {
     const { generations } = this.clock;
     return organization === null ? generations.of(space.tables) : generations.ofOrganization(space.tables, organization);
   }
@@ -103,7 +108,7 @@ export class ReadCache {
     key: string | number,
     total: number,
     load: (read: TablesRead) => Promise<T | undefined>,
-    organizationOf: ((row: T) => number) | undefined,
+    organizationOf: ((row: T) => Owners) | undefined,
   ) {
     const read = new TablesRead(this.clock.generations);
     const value = await load(read);
@@ -121,7 +126,7 @@ export class ReadCache {
       for (const other of this.spaces.values()) other.rows.clear();
       this.size = 0;
     }
-    const organization = organizationOf ? organizationOf(value) : null;
+    const organization = organizationOf ? ownersOf(organizationOf(value)) : null;
     if (!space.rows.has(key)) this.size++;
     space.rows.set(key, { value: Object.freeze(value), organization, stamp: this.stampOf(space, organization) });
     return value;
@@ -136,6 +141,14 @@ export class ReadCache {
     const space = this.spaces.get(namespace);
     return { hits: space?.hits ?? 0, misses: space?.misses ?? 0, tables: space?.tables ? [...space.tables].sort() : space ? null : [] };
   }
+}
+
+/** Owners without repeats, one organization as a number (the common case costs no array walk). */
+function ownersOf(owners: Owners): Owners {
+  if (owners === null || typeof owners === 'number') return owners;
+  const distinct = [...new Set(owners)];
+  if (distinct.length === 0) return null;
+  return distinct.length === 1 ? distinct[0] : Object.freeze(distinct);
 }
 
 /** Notes the tables of every query a load sends (a Kysely plugin on the load's own instance). */
@@ -184,16 +197,18 @@ export function readCacheOf(db: Kysely<any>): ReadCache | undefined {
  * A read through `db`'s cache when it has one (outside transactions, on a dialect that can detect
  * changes); a hit answers the row itself rather than a promise. `await` the result either way.
  * `load` must send its queries through the instance it is given, whose tables the cache follows.
- * `organizationOf`: the organization whose rows a loaded value was read from, when every row of every
- * table it read is that organization's; writes that changed only other organizations' rows of those
- * tables then leave it cached.
+ * `organizationOf`: the organization (or organizations) whose rows a loaded value was read from, when
+ * every row of every table it read is one of theirs, and no row of another organization could change
+ * the answer (the query requires the organization, or finds rows by a unique key); null when that
+ * cannot be told of this value. Writes that changed only other organizations' rows of those tables
+ * then leave it cached.
  */
 export function cachedRead<D extends Kysely<any>, T extends object>(
   db: D,
   namespace: string,
   key: string | number,
   load: (db: D) => Promise<T | undefined>,
-  organizationOf?: (row: T) => number,
+  organizationOf?: (row: T) => Owners,
 ): MaybePromise<T | undefined> {
   const cache = caches.get(db);
   return cache ? cache.read(namespace, key, (read) => load(db.withPlugin(new RecordTables(read)) as D), organizationOf) : load(db);

@@ -115,6 +115,32 @@ describe('ReadCache', () => {
     expect(mine.calls).toBe(5);
   });
 
+  it("keeps a row read from several organizations' rows through writes of any other, and drops it on a write of any of them", async () => {
+    const clock = fakeClock();
+    const cache = new ReadCache(clock);
+    const load = counter({ id: 1, orgs: [7, 9, 7] });
+    const read = () => cache.read('scoped', 1, load, (row) => row.orgs);
+    await read();
+    clock.generations.moved(['rows'], new Map([['rows', 8]]));
+    await read();
+    expect(load.calls).toBe(1);
+    for (const organization of [7, 9]) {
+      clock.generations.moved(['rows'], new Map([['rows', organization]]));
+      await read();
+      await read();
+      expect(load.calls).toBe(organization === 7 ? 2 : 3);
+    }
+    // No owner told (an empty list, or null): any organization's write drops it.
+    const unowned = counter({ id: 2 });
+    for (const owners of [[], null]) {
+      const before = unowned.calls;
+      await cache.read('unowned', owners === null ? 'null' : 'empty', unowned, () => owners);
+      clock.generations.moved(['rows'], new Map([['rows', 8]]));
+      await cache.read('unowned', owners === null ? 'null' : 'empty', unowned, () => owners);
+      expect(unowned.calls).toBe(before + 2);
+    }
+  });
+
   it('does not keep a value when the clock moved while it was loading', async () => {
     const clock = fakeClock();
     const cache = new ReadCache(clock);

@@ -33,19 +33,20 @@ export class ChaptersRepository {
       .then((rows) => rows.map((r) => r.player_id));
   }
 
-  async update(id: number, changes: { position?: number; video_id?: number; updated_at: number }): Promise<void> {
-    await this.db.updateTable('chapters').set(changes).where('id', '=', id).execute();
+  // Writes name the organization, so that other organizations' cached reads of chapters stand (src/db/write-scope.ts).
+  async update(organizationId: number, id: number, changes: { position?: number; video_id?: number; updated_at: number }): Promise<void> {
+    await this.db.updateTable('chapters').set(changes).where('organization_id', '=', organizationId).where('id', '=', id).execute();
   }
 
-  async delete(ids: number[]): Promise<void> {
+  async delete(organizationId: number, ids: number[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.deleteFrom('chapters').where('id', 'in', ids).execute();
+    await this.db.deleteFrom('chapters').where('organization_id', '=', organizationId).where('id', 'in', ids).execute();
   }
 
   /** Rewrites positions 0..n-1 in the given order (only rows whose position changes are touched). */
   async renumber(ordered: ChapterRow[], now: number): Promise<void> {
     for (const [index, chapter] of ordered.entries()) {
-      if (chapter.position !== index) await this.update(chapter.id, { position: index, updated_at: now });
+      if (chapter.position !== index) await this.update(chapter.organization_id, chapter.id, { position: index, updated_at: now });
     }
   }
 }

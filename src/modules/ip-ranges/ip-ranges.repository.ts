@@ -43,9 +43,16 @@ export class IpRangesRepository {
 
   /** Whether the organization has any range: asked by every page, beacon and media request, so cached. */
   hasAny(organizationId: number): MaybePromise<boolean> {
-    const found = cachedRead(this.db, 'ip-ranges-any', organizationId, async (db) => ({
-      any: (await db.selectFrom('blacklisted_ip_ranges').select('id').where('organization_id', '=', organizationId).limit(1).executeTakeFirst()) !== undefined,
-    }));
+    const found = cachedRead(
+      this.db,
+      'ip-ranges-any',
+      organizationId,
+      async (db) => ({
+        any:
+          (await db.selectFrom('blacklisted_ip_ranges').select('id').where('organization_id', '=', organizationId).limit(1).executeTakeFirst()) !== undefined,
+      }),
+      () => organizationId,
+    );
     return mapMaybe(found, (f) => f!.any);
   }
 

@@ -66,9 +66,9 @@ export class PlayerChaptersService {
       await this.playerRows.with(trx).update(organizationId, current.player_id, { updated_at: now });
       if (body.video_id !== undefined || body.video_attributes !== undefined) {
         const video = await writer.resolveVideo(body, '');
-        await writer.chapters.update(id, { video_id: video.id, updated_at: now });
+        await writer.chapters.update(organizationId, id, { video_id: video.id, updated_at: now });
       } else {
-        await writer.chapters.update(id, { updated_at: now });
+        await writer.chapters.update(organizationId, id, { updated_at: now });
       }
       if (body.position !== undefined) {
         const siblings = await writer.chapters.forPlayers([current.player_id]);
@@ -90,7 +90,7 @@ export class PlayerChaptersService {
       if (!current) throw notFound('chapter', id);
       const answer = await this.render(current, writer.videos);
       await this.playerRows.with(trx).update(organizationId, current.player_id, { updated_at: now });
-      await writer.chapters.delete([id]);
+      await writer.chapters.delete(organizationId, [id]);
       await writer.chapters.renumber(await writer.chapters.forPlayers([current.player_id]), now);
       await this.announce(trx, organizationId, current.player_id);
       return answer;

@@ -177,13 +177,13 @@ export class PlayersService {
         const chapter = ordered.find((c) => c.id === input.id);
         if (!chapter) throw invalidField(`${field}id`, 'does not name a chapter of this player');
         if (input._destroy) {
-          await writer.chapters.delete([chapter.id]);
+          await writer.chapters.delete(organizationId, [chapter.id]);
           ordered = ordered.filter((c) => c !== chapter);
           continue;
         }
         if (input.video_id !== undefined || input.video_attributes !== undefined) {
           const video = await writer.resolveVideo(input, field);
-          await writer.chapters.update(chapter.id, { video_id: video.id, updated_at: now });
+          await writer.chapters.update(organizationId, chapter.id, { video_id: video.id, updated_at: now });
         }
         if (input.position !== undefined) ordered = placeAt(ordered, chapter, input.position);
         continue;

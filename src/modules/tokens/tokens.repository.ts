@@ -11,23 +11,30 @@ export class TokensRepository {
 
   /** The token with the role it acts with: its user's current role when it belongs to a user. */
   findByHash(tokenHash: string) {
-    return cachedRead(this.db, 'token', tokenHash, (db) =>
-      db
-        .selectFrom('api_tokens')
-        .leftJoin('users', 'users.id', 'api_tokens.user_id')
-        .leftJoin('users as creators', 'creators.id', 'api_tokens.created_by')
-        .select([
-          'api_tokens.id',
-          'api_tokens.organization_id',
-          'api_tokens.user_id',
-          'api_tokens.role',
-          'api_tokens.created_by',
-          'users.id as live_user_id',
-          'users.role as user_role',
-          'creators.role as creator_role',
-        ])
-        .where('api_tokens.token_hash', '=', tokenHash)
-        .executeTakeFirst(),
+    return cachedRead(
+      this.db,
+      'token',
+      tokenHash,
+      (db) =>
+        db
+          .selectFrom('api_tokens')
+          .leftJoin('users', 'users.id', 'api_tokens.user_id')
+          .leftJoin('users as creators', 'creators.id', 'api_tokens.created_by')
+          .select([
+            'api_tokens.id',
+            'api_tokens.organization_id',
+            'api_tokens.user_id',
+            'api_tokens.role',
+            'api_tokens.created_by',
+            'users.id as live_user_id',
+            'users.role as user_role',
+            'users.organization_id as user_organization_id',
+            'creators.role as creator_role',
+            'creators.organization_id as creator_organization_id',
+          ])
+          .where('api_tokens.token_hash', '=', tokenHash)
+          .executeTakeFirst(),
+      ownersOfToken,
     );
   }
 
@@ -77,4 +84,29 @@ export class TokensRepository {
   async deleteForUser(userId: number): Promise<void> {
     await this.db.deleteFrom('api_tokens').where('user_id', '=', userId).execute();
   }
+}
+
+/**
+ * Whose rows a token's lookup read: the token's organization, its user's and its creator's (the same
+ * one today; told from the rows, not assumed), each row found by a unique key, so that other
+ * organizations' writes leave it cached. A user or creator gone (a null join) is no one's row: one
+ * made again under that id, by any organization, must be seen, so the lookup is then everyone's.
+ */
+function ownersOfToken(row: {
+  organization_id: number;
+  user_id: number | null;
+  created_by: number | null;
+  user_organization_id: number | null;
+  creator_organization_id: number | null;
+}): number[] | null {
+  const owners = [row.organization_id];
+  for (const [id, organization] of [
+    [row.user_id, row.user_organization_id],
+    [row.created_by, row.creator_organization_id],
+  ] as const) {
+    if (id === null) continue;
+    if (organization === null) return null;
+    owners.push(organization);
+  }
+  return owners;
 }

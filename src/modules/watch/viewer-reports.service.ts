@@ -50,7 +50,7 @@ export class ViewerReportsService {
     const player = await this.repo.findPlayer(uuid.toLowerCase());
     if (!player || (await this.audience.refusal(player, ip, nowSeconds()))) return false;
     // Chapters in position order, as the page lists them.
-    const chapter = await this.repo.chapterAt(player.id, beacon.chapter);
+    const chapter = await this.repo.chapterAt(player, beacon.chapter);
     if (!chapter) return false;
     // Counted before the CTA is checked: a sender making up CTA ids is limited like any other.
     await admit();

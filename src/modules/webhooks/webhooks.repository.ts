@@ -22,11 +22,17 @@ export class WebhooksRepository {
 
   /** The event subscriptions (as stored) of the organization's webhooks of `kind`: asked for every viewer report, so cached. */
   subscriptions(organizationId: number, kind: string): MaybePromise<string[]> {
-    const found = cachedRead(this.db, 'webhook-subscriptions', `${organizationId}:${kind}`, async (db) => ({
-      lists: (
-        await db.selectFrom('webhooks').select('event_subscriptions').where('organization_id', '=', organizationId).where('kind', '=', kind).execute()
-      ).map((r) => r.event_subscriptions),
-    }));
+    const found = cachedRead(
+      this.db,
+      'webhook-subscriptions',
+      `${organizationId}:${kind}`,
+      async (db) => ({
+        lists: (
+          await db.selectFrom('webhooks').select('event_subscriptions').where('organization_id', '=', organizationId).where('kind', '=', kind).execute()
+        ).map((r) => r.event_subscriptions),
+      }),
+      () => organizationId,
+    );
     return mapMaybe(found, (f) => f!.lists);
   }
 
