@@ -294,6 +294,55 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     expect(await missed()).toEqual(expect.arrayContaining(['watch-player']));
   });
 
+  it("answers a player by id from the cache through CTA writes and other organizations' writes, and afresh once its row, a chapter or a chapter's video changed", async () => {
+    const player = await createPlayer(org.api, {}, 2);
+    const url = `${P}/players/${player.id}`;
+    const neighbour = await createOrg(t);
+    const theirs = await createPlayer(neighbour.api);
+    const cache = readCacheOf(t.database.db)!;
+    /** Reads the player: whether it was answered from the cache, and the body. */
+    const read = async () => {
+      const before = cache.stats('player').hits;
+      const res = await org.api.get(url);
+      expect(res.status).toBe(200);
+      return { cached: cache.stats('player').hits === before + 1, body: res.body };
+    };
+    await read();
+    await notificationsLanded();
+    expect((await read()).cached).toBe(true);
+    expect((await stranger()).status).toBe(404);
+    await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'x' });
+    expect((await neighbour.api.patch(`${P}/players/${theirs.id}`, { player: { name: 'Theirs renamed' } })).status).toBe(200);
+    await notificationsLanded();
+    expect((await read()).cached).toBe(true);
+
+    const video = player.chapters_attributes[1].video_attributes.id;
+    for (const [write, check] of [
+      [() => org.api.patch(url, { player: { name: 'Renamed' } }), (body: any) => expect(body.name).toBe('Renamed')],
+      [
+        () => org.api.patch(`${P}/chapters/${player.chapters_attributes[1].id}`, { position: 0 }),
+        (body: any) => expect(body.chapters_attributes[0].video_attributes.id).toBe(video),
+      ],
+      [
+        () => org.api.patch(`${P}/videos/${video}`, { name: 'Video renamed' }),
+        (body: any) => expect(body.chapters_attributes[0].video_attributes.name).toBe('Video renamed'),
+      ],
+    ] as const) {
+      expect((await write()).status).toBe(200);
+      await notificationsLanded();
+      const fresh = await read();
+      expect(fresh.cached).toBe(false);
+      check(fresh.body);
+      expect(await read()).toEqual({ cached: true, body: fresh.body });
+    }
+
+    // Another organization asking for the same id is answered like a missing one, cached or not.
+    async function stranger() {
+      return neighbour.api.get(url);
+    }
+    expect((await stranger()).status).toBe(404);
+  });
+
   it("a player deleted takes its CTAs out of the cache, through the foreign keys' cascade and the counting triggers", async () => {
     const player = await createPlayer(org.api);
     const res = await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'x' });

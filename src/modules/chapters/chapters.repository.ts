@@ -18,9 +18,18 @@ export class ChaptersRepository {
     return this.db.selectFrom('chapters').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
   }
 
-  forPlayers(playerIds: number[]): Promise<ChapterRow[]> {
+  /** The chapters of the organization's players among `playerIds`, in play order by player. */
+  forPlayers(organizationId: number, playerIds: number[]): Promise<ChapterRow[]> {
     if (playerIds.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom('chapters').selectAll().where('player_id', 'in', playerIds).orderBy('player_id').orderBy('position').orderBy('id').execute();
+    return this.db
+      .selectFrom('chapters')
+      .selectAll()
+      .where('organization_id', '=', organizationId)
+      .where('player_id', 'in', playerIds)
+      .orderBy('player_id')
+      .orderBy('position')
+      .orderBy('id')
+      .execute();
   }
 
   playerIdsOfVideo(videoId: number): Promise<number[]> {

@@ -47,7 +47,7 @@ export class PlayerChaptersService {
       if (!player) throw notFound('player', body.player_id);
       const writer = this.writers.open(trx, organizationId, now);
       const video = await writer.resolveVideo(body, '');
-      const existing = await writer.chapters.forPlayers([player.id]);
+      const existing = await writer.chapters.forPlayers(organizationId, [player.id]);
       const created = await writer.insert(player.id, video.id, existing.length);
       const ordered = placeAt([...existing, created], created, body.position);
       await writer.chapters.renumber(ordered, now);
@@ -71,7 +71,7 @@ export class PlayerChaptersService {
         await writer.chapters.update(organizationId, id, { updated_at: now });
       }
       if (body.position !== undefined) {
-        const siblings = await writer.chapters.forPlayers([current.player_id]);
+        const siblings = await writer.chapters.forPlayers(organizationId, [current.player_id]);
         const self = siblings.find((c) => c.id === id)!;
         await writer.chapters.renumber(placeAt(siblings, self, body.position), now);
       }
@@ -91,7 +91,7 @@ export class PlayerChaptersService {
       const answer = await this.render(current, writer.videos);
       await this.playerRows.with(trx).update(organizationId, current.player_id, { updated_at: now });
       await writer.chapters.delete(organizationId, [id]);
-      await writer.chapters.renumber(await writer.chapters.forPlayers([current.player_id]), now);
+      await writer.chapters.renumber(await writer.chapters.forPlayers(organizationId, [current.player_id]), now);
       await this.announce(trx, organizationId, current.player_id);
       return answer;
     });

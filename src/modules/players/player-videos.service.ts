@@ -77,7 +77,7 @@ export class PlayerVideosService {
       const deleted = await this.videos.deleteRow(trx, organizationId, id);
       await cancelJobs(trx, 'video.process', (payload) => payload.videoId === id);
       const now = nowSeconds();
-      const remaining = await chapters.forPlayers(playerIds);
+      const remaining = await chapters.forPlayers(organizationId, playerIds);
       for (const playerId of playerIds)
         await chapters.renumber(
           remaining.filter((c) => c.player_id === playerId),

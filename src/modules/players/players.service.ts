@@ -3,6 +3,7 @@ import type { DB, PlayersTable } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../lib/errors.ts';
 import type { Listing, Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
+import { cachedRead } from '../../db/read-cache.ts';
 import { newUuid } from '../../lib/tokens.ts';
 import type { ChaptersRepository, ChapterRow } from '../chapters/chapters.repository.ts';
 import { placeAt, toChapter, type ChapterWriters } from '../chapters/chapter-writer.ts';
@@ -124,9 +125,13 @@ export class PlayersService {
     return this.webhooks.notify(trx, organizationId, 'players', playerEvent(player, action), { player_uuid: player.uuid, player_id: player.id, player });
   }
 
-  /** Players with their chapters and each chapter's video, in two queries whatever the count. */
+  /** Players with their chapters and each chapter's video, in two queries whatever the count (of one organization). */
   private async assemble(rows: PlayerRow[], db: Kysely<DB> = this.db): Promise<Player[]> {
-    const chapters = await this.chapters.with(db).forPlayers(rows.map((r) => r.id));
+    const chapters: ChapterRow[] = [];
+    for (const organizationId of new Set(rows.map((r) => r.organization_id))) {
+      const ids = rows.filter((r) => r.organization_id === organizationId).map((r) => r.id);
+      chapters.push(...(await this.chapters.with(db).forPlayers(organizationId, ids)));
+    }
     const videos = await this.videos.with(db).findMany([...new Set(chapters.map((c) => c.video_id))]);
     const videoById = new Map(videos.map((v) => [v.id, v]));
     const byPlayer = new Map<number, Player['chapters_attributes']>();
@@ -206,11 +211,29 @@ export class PlayersService {
     return this.assemble(rows);
   }
 
-  /** The player; `trx` reads it inside a caller's transaction (as it is about to be committed). */
+  /**
+   * The player; `trx` reads it inside a caller's transaction (as it is about to be committed).
+   * Outside one, the resource is kept in the read cache (src/db/read-cache.ts) until its player,
+   * chapters or videos change: its queries all require the organization, or find videos by id, so
+   * other organizations' writes leave it, and so do CTAs written.
+   */
   async get(organizationId: number, id: number, trx?: Kysely<DB>): Promise<Player> {
-    const row = await (trx ? this.players.with(trx) : this.players).find(organizationId, id);
-    if (!row) throw notFound('player', id);
-    return (await this.assemble([row], trx))[0];
+    const player = trx
+      ? await this.load(trx, organizationId, id)
+      : await cachedRead(
+          this.db,
+          'player',
+          `${organizationId}:${id}`,
+          (db) => this.load(db, organizationId, id),
+          () => organizationId,
+        );
+    if (!player) throw notFound('player', id);
+    return player;
+  }
+
+  private async load(db: Kysely<DB>, organizationId: number, id: number): Promise<Player | undefined> {
+    const row = await this.players.with(db).find(organizationId, id);
+    return row && (await this.assemble([row], db))[0];
   }
 
   async getByUuid(organizationId: number, uuid: string): Promise<Player> {
@@ -233,7 +256,7 @@ export class PlayersService {
       const row = await this.players.with(trx).update(organizationId, id, { ...onlyKnown(settingsColumns(body)), updated_at: now });
       if (!row) throw notFound('player', id);
       if (body.chapters_attributes) {
-        const existing = await this.chapters.with(trx).forPlayers([id]);
+        const existing = await this.chapters.with(trx).forPlayers(organizationId, [id]);
         await this.writeChapters(trx, organizationId, id, existing, body.chapters_attributes, now);
       }
       const [player] = await this.assemble([row], trx);

@@ -159,13 +159,13 @@ export class ThumbnailsService {
   }
 
   /** The videos of the player's chapters, in chapter order, each once. */
-  private async videoIdsOf(db: Kysely<DB>, playerId: number): Promise<{ byChapter: number[]; unique: number[] }> {
-    const byChapter = (await this.chapters.with(db).forPlayers([playerId])).map((c) => c.video_id);
+  private async videoIdsOf(db: Kysely<DB>, player: PlayerRow): Promise<{ byChapter: number[]; unique: number[] }> {
+    const byChapter = (await this.chapters.with(db).forPlayers(player.organization_id, [player.id])).map((c) => c.video_id);
     return { byChapter, unique: [...new Set(byChapter)] };
   }
 
   private async entriesOf(db: Kysely<DB>, organizationId: number, player: PlayerRow): Promise<PlayerSelectedThumbnail[]> {
-    const { unique } = await this.videoIdsOf(db, player.id);
+    const { unique } = await this.videoIdsOf(db, player);
     const selected = new Map((await this.thumbnails.with(db).selectedFor(organizationId, unique)).map((t) => [t.video_id, t]));
     const now = nowSeconds();
     return unique.flatMap((videoId) => {
@@ -190,7 +190,7 @@ export class ThumbnailsService {
    */
   async storedKeys(organizationId: number, playerUuid: string): Promise<Map<number, string>> {
     const player = await this.requirePlayer(organizationId, { uuid: playerUuid });
-    const { unique } = await this.videoIdsOf(this.db, player.id);
+    const { unique } = await this.videoIdsOf(this.db, player);
     const selected = new Map((await this.thumbnails.selectedFor(organizationId, unique)).map((t) => [t.video_id, t]));
     const keys = new Map<number, string>();
     for (const videoId of unique) {
@@ -213,7 +213,7 @@ export class ThumbnailsService {
   async setPlayerSelected(organizationId: number, ref: PlayerRef, items: PlayerThumbnailItem[]): Promise<PlayerSelectedThumbnail[]> {
     return this.write(async (trx) => {
       const player = await this.requirePlayer(organizationId, ref, trx);
-      const { byChapter, unique } = await this.videoIdsOf(trx, player.id);
+      const { byChapter, unique } = await this.videoIdsOf(trx, player);
       const inPlayer = new Set(unique);
       const repo = this.thumbnails.with(trx);
       const known = new Map(
