@@ -343,6 +343,27 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     expect((await stranger()).status).toBe(404);
   });
 
+  it("looks a CTA's chapter up from the cache through CTA writes and other organizations' chapters, and sees its own chapter deleted", async () => {
+    const player = await createPlayer(org.api, {}, 2);
+    const chapter = player.chapters_attributes[1].id;
+    const neighbour = await createOrg(t);
+    const theirs = await createPlayer(neighbour.api, {}, 2);
+    const cache = readCacheOf(t.database.db)!;
+    const hits = () => cache.stats('chapter-owner').hits;
+    const post = () => org.api.post(`${P}/ctas`, { chapter_id: chapter, second: 1, duration: 5, width: 200, html: 'x' });
+    await notificationsLanded();
+    expect((await org.api.get(`${P}/chapters/${chapter}/ctas`)).status).toBe(200);
+    const before = hits();
+    expect((await post()).status).toBe(201);
+    expect((await neighbour.api.patch(`${P}/chapters/${theirs.chapters_attributes[1].id}`, { position: 0 })).status).toBe(200);
+    await notificationsLanded();
+    expect((await org.api.get(`${P}/chapters/${chapter}/ctas`)).body.ctas).toHaveLength(1);
+    expect(hits()).toBe(before + 2);
+    expect((await org.api.delete(`${P}/chapters/${chapter}`)).status).toBe(200);
+    expect((await post()).status).toBe(404);
+    expect((await org.api.get(`${P}/chapters/${chapter}/ctas`)).status).toBe(404);
+  });
+
   it("a player deleted takes its CTAs out of the cache, through the foreign keys' cascade and the counting triggers", async () => {
     const player = await createPlayer(org.api);
     const res = await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'x' });

@@ -259,14 +259,23 @@ export class EventsRepository {
 
   // ---- placement lookups (read-only over chapters/players) ----
 
-  findChapter(organizationId: number, chapterId: number): Promise<ChapterOwner | undefined> {
-    return this.db
-      .selectFrom('chapters')
-      .innerJoin('players', 'players.id', 'chapters.player_id')
-      .select(['chapters.id', 'chapters.player_id', 'chapters.video_id', 'chapters.position', 'players.uuid as player_uuid'])
-      .where('chapters.organization_id', '=', organizationId)
-      .where('chapters.id', '=', chapterId)
-      .executeTakeFirst();
+  // Every CTA written or listed by chapter asks it first: cached, and only its organization's writes
+  // to chapters or players drop it (both rows are required to be the organization's).
+  findChapter(organizationId: number, chapterId: number): MaybePromise<ChapterOwner | undefined> {
+    return cachedRead(
+      this.db,
+      'chapter-owner',
+      `${organizationId}:${chapterId}`,
+      (db) =>
+        db
+          .selectFrom('chapters')
+          .innerJoin('players', (join) => join.onRef('players.id', '=', 'chapters.player_id').on('players.organization_id', '=', organizationId))
+          .select(['chapters.id', 'chapters.player_id', 'chapters.video_id', 'chapters.position', 'players.uuid as player_uuid'])
+          .where('chapters.organization_id', '=', organizationId)
+          .where('chapters.id', '=', chapterId)
+          .executeTakeFirst(),
+      () => organizationId,
+    );
   }
 
   /** The player's first chapter (lowest position, then lowest id). */
