@@ -9,11 +9,14 @@ import { UNCACHED_TABLES } from '../src/db/uncached-tables.ts';
 import { readReach } from '../src/db/write-reach.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { uncoveredTables } from '../src/db/pg-change-triggers.ts';
-import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
+import { createTestApp, dialects, type Client, type TestApp } from './helpers/harness.ts';
 import { BROWSER_UA, createOrg, createPlayer, createUser, userClient, type OrgContext } from './helpers/factories.ts';
 
 const P = '/dashboard/v1';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A CTA on the chapter, through the API (the response; 201 when it was made). */
+const postCta = (api: Client, chapterId: number, html: string) => api.post(`${P}/ctas`, { chapter_id: chapterId, second: 1, duration: 5, width: 200, html });
 
 /**
  * Token lookups and records read by id are answered from memory while nothing in the database has
@@ -42,7 +45,7 @@ describe.each(dialects)('read cache on %s', (dialect) => {
 
   async function newCta(api = org.api) {
     const player = await createPlayer(api);
-    const res = await api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'before' });
+    const res = await postCta(api, player.chapters_attributes[0].id, 'before');
     expect(res.status).toBe(201);
     return res.body as { id: number };
   }
@@ -224,7 +227,7 @@ describe.each(dialects)('read cache on %s', (dialect) => {
 
   it("another organization's users, tokens, players, chapters, CTAs, webhooks and address ranges written leave this organization's cached tokens and the watch page's lookups; its own drop them", async () => {
     const player = await createPlayer(org.api);
-    const created = await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'x' });
+    const created = await postCta(org.api, player.chapters_attributes[0].id, 'x');
     expect(created.status).toBe(201);
     const cta = created.body as { id: number };
     const user = await createUser(org.api, { role_id: 2 });
@@ -299,6 +302,7 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     const url = `${P}/players/${player.id}`;
     const neighbour = await createOrg(t);
     const theirs = await createPlayer(neighbour.api);
+    const theirVideo = theirs.chapters_attributes[0].video_attributes.id;
     const cache = readCacheOf(t.database.db)!;
     /** Reads the player: whether it was answered from the cache, and the body. */
     const read = async () => {
@@ -311,8 +315,9 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     await notificationsLanded();
     expect((await read()).cached).toBe(true);
     expect((await stranger()).status).toBe(404);
-    await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'x' });
+    await postCta(org.api, player.chapters_attributes[0].id, 'x');
     expect((await neighbour.api.patch(`${P}/players/${theirs.id}`, { player: { name: 'Theirs renamed' } })).status).toBe(200);
+    expect((await neighbour.api.patch(`${P}/videos/${theirVideo}`, { name: 'Their video renamed' })).status).toBe(200);
     await notificationsLanded();
     expect((await read()).cached).toBe(true);
 
@@ -326,6 +331,19 @@ describe.each(dialects)('read cache on %s', (dialect) => {
       [
         () => org.api.patch(`${P}/videos/${video}`, { name: 'Video renamed' }),
         (body: any) => expect(body.chapters_attributes[0].video_attributes.name).toBe('Video renamed'),
+      ],
+      // A chapter written without its player's row (the API's chapter writes touch the player too).
+      [
+        async () => (
+          await t.database.db
+            .updateTable('chapters')
+            .set({ updated_at: 1 })
+            .where('organization_id', '=', org.organizationId)
+            .where('id', '=', player.chapters_attributes[0].id)
+            .execute(),
+          { status: 200 }
+        ),
+        (body: any) => expect(body.chapters_attributes[1].updated_at).toBe(1),
       ],
     ] as const) {
       expect((await write()).status).toBe(200);
@@ -350,7 +368,7 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     const theirs = await createPlayer(neighbour.api, {}, 2);
     const cache = readCacheOf(t.database.db)!;
     const hits = () => cache.stats('chapter-owner').hits;
-    const post = () => org.api.post(`${P}/ctas`, { chapter_id: chapter, second: 1, duration: 5, width: 200, html: 'x' });
+    const post = () => postCta(org.api, chapter, 'x');
     await notificationsLanded();
     expect((await org.api.get(`${P}/chapters/${chapter}/ctas`)).status).toBe(200);
     const before = hits();
@@ -359,6 +377,11 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     await notificationsLanded();
     expect((await org.api.get(`${P}/chapters/${chapter}/ctas`)).body.ctas).toHaveLength(1);
     expect(hits()).toBe(before + 2);
+    // Its own chapter written without the player's row: the next lookup is a fresh one.
+    await t.database.db.updateTable('chapters').set({ updated_at: 1 }).where('organization_id', '=', org.organizationId).where('id', '=', chapter).execute();
+    const misses = cache.stats('chapter-owner').misses;
+    expect((await post()).status).toBe(201);
+    expect(cache.stats('chapter-owner').misses).toBe(misses + 1);
     expect((await org.api.delete(`${P}/chapters/${chapter}`)).status).toBe(200);
     expect((await post()).status).toBe(404);
     expect((await org.api.get(`${P}/chapters/${chapter}/ctas`)).status).toBe(404);
@@ -366,7 +389,7 @@ describe.each(dialects)('read cache on %s', (dialect) => {
 
   it("a player deleted takes its CTAs out of the cache, through the foreign keys' cascade and the counting triggers", async () => {
     const player = await createPlayer(org.api);
-    const res = await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'x' });
+    const res = await postCta(org.api, player.chapters_attributes[0].id, 'x');
     await readTwice(`${P}/ctas/${res.body.id}`);
     expect(t.database.clock.reach.of('delete from "players" where "id" = ?').tables).toEqual(
       expect.arrayContaining(['players', 'chapters', 'events', 'event_counts']),
@@ -463,7 +486,7 @@ describe.runIf(dialects.includes('postgres'))('change notifications on postgres'
 
   it('answers repeated reads from memory until a notification says otherwise', async () => {
     const player = await createPlayer(org.api);
-    const cta = (await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'cached' })).body;
+    const cta = (await postCta(org.api, player.chapters_attributes[0].id, 'cached')).body;
     await until('listening', () => t.database.clock.now() !== null);
     // The notifications of our own writes above land first: each one empties the cache.
     await settled();
@@ -485,7 +508,7 @@ describe.runIf(dialects.includes('postgres'))('change notifications on postgres'
   it("catches, by its own commits' notifications per table, a change its reach did not know", async () => {
     await until('listening', () => t.database.clock.now() !== null);
     const player = await createPlayer(org.api);
-    const cta = (await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'x' })).body;
+    const cta = (await postCta(org.api, player.chapters_attributes[0].id, 'x')).body;
     await settled();
     await org.api.get(`${P}/ctas/${cta.id}`);
     const hits = readCacheOf(t.database.db)!.stats('event').hits;
@@ -508,7 +531,7 @@ describe.runIf(dialects.includes('postgres'))('change notifications on postgres'
   it('drops a row read while a write to it waited for its commit, at the commit', async () => {
     await until('listening', () => t.database.clock.now() !== null);
     const player = await createPlayer(org.api);
-    const cta = (await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'old' })).body;
+    const cta = (await postCta(org.api, player.chapters_attributes[0].id, 'old')).body;
     await org.api.get(`${P}/ctas/${cta.id}`);
     await t.database.db.transaction().execute(async (trx) => {
       await trx.updateTable('events').set({ html: 'committed' }).where('id', '=', cta.id).execute();
@@ -530,7 +553,7 @@ describe.runIf(dialects.includes('postgres'))('change notifications on postgres'
   it('caches nothing while the listening connection is down, and listens again', async () => {
     await until('listening', () => t.database.clock.now() !== null);
     const player = await createPlayer(org.api);
-    const cta = (await org.api.post(`${P}/ctas`, { chapter_id: player.chapters_attributes[0].id, second: 1, duration: 5, width: 200, html: 'one' })).body;
+    const cta = (await postCta(org.api, player.chapters_attributes[0].id, 'one')).body;
     await org.api.get(`${P}/ctas/${cta.id}`);
     const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(t.database.db)).rows[0].s;
     // Listeners name their schema (tests give each file one); this one's and the second connection's.

@@ -62,7 +62,7 @@ interface Space {
  * Hot reads (the token of every request, a record fetched by id) then cost a map lookup instead of a
  * query. Each namespace learns the tables it reads from its own loads' queries (`cachedRead`).
  *
- * Cached rows are shared between callers and frozen, so that one caller cannot alter another's.
+ * Cached values are shared between callers and frozen throughout, so that one caller cannot alter another's.
  * Misses are not remembered: an unknown token or id always goes to the database. Each kind of read
  * has its own namespace, so keys are the bare id or hash, not a string built per request.
  */
@@ -128,7 +128,7 @@ export class ReadCache {
     }
     const organization = organizationOf ? ownersOf(organizationOf(value)) : null;
     if (!space.rows.has(key)) this.size++;
-    space.rows.set(key, { value: Object.freeze(value), organization, stamp: this.stampOf(space, organization) });
+    space.rows.set(key, { value: deepFreeze(value), organization, stamp: this.stampOf(space, organization) });
     return value;
   }
 
@@ -141,6 +141,14 @@ export class ReadCache {
     const space = this.spaces.get(namespace);
     return { hits: space?.hits ?? 0, misses: space?.misses ?? 0, tables: space?.tables ? [...space.tables].sort() : space ? null : [] };
   }
+}
+
+/** `value` and every object and array within it frozen (a cached value is shared by every reader). Bytes cannot be frozen and are left. */
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value) || ArrayBuffer.isView(value)) return value;
+  Object.freeze(value);
+  for (const inner of Object.values(value)) deepFreeze(inner);
+  return value;
 }
 
 /** Owners without repeats, one organization as a number (the common case costs no array walk). */

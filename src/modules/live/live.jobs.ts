@@ -48,7 +48,7 @@ export function liveJobs({
     'live.record': async (payload, ctx) => {
       const instance = await live.findById(payload.instance_id);
       if (!instance || instance.status !== 'processing') return; // deleted, or already done
-      const [video] = instance.video_id === null ? [] : await videos.findMany([instance.video_id]);
+      const [video] = instance.video_id === null ? [] : await videos.findMany(instance.organization_id, [instance.video_id]);
       const version = { videoId: video?.id ?? 0, version: video?.media_version ?? 0 };
       // The video was deleted or given another source meanwhile: the broadcast is over all the same.
       if (!video || !(await service.startProcessing(version))) return finish(instance.id, false);

@@ -24,7 +24,7 @@ export class PlayerChaptersService {
   ) {}
 
   private async render(row: ChapterRow, repo = this.videos): Promise<Chapter> {
-    const [video] = await repo.findMany([row.video_id]);
+    const [video] = await repo.findMany(row.organization_id, [row.video_id]);
     return toChapter(row, video);
   }
 

@@ -8,7 +8,7 @@ import { newUuid } from '../../lib/tokens.ts';
 import type { ChaptersRepository, ChapterRow } from '../chapters/chapters.repository.ts';
 import { placeAt, toChapter, type ChapterWriters } from '../chapters/chapter-writer.ts';
 import type { NestedChapterInput } from '../chapters/chapters.schemas.ts';
-import type { VideosRepository } from '../videos/videos.repository.ts';
+import type { VideoRow, VideosRepository } from '../videos/videos.repository.ts';
 import type { AllotmentsService } from '../allotments/allotments.service.ts';
 import { type PlayersRepository, type PlayerRow } from './players.repository.ts';
 import type { CreatePlayerBody, Player, UpdatePlayerBody } from './players.schemas.ts';
@@ -125,14 +125,20 @@ export class PlayersService {
     return this.webhooks.notify(trx, organizationId, 'players', playerEvent(player, action), { player_uuid: player.uuid, player_id: player.id, player });
   }
 
-  /** Players with their chapters and each chapter's video, in two queries whatever the count (of one organization). */
+  /**
+   * Players with their chapters and each chapter's video, in two queries whatever the count (two per
+   * organization when rows of several are given). Every row read is required to be the organization's,
+   * which is what lets `get` keep a player through other organizations' writes.
+   */
   private async assemble(rows: PlayerRow[], db: Kysely<DB> = this.db): Promise<Player[]> {
     const chapters: ChapterRow[] = [];
+    const videos: VideoRow[] = [];
     for (const organizationId of new Set(rows.map((r) => r.organization_id))) {
       const ids = rows.filter((r) => r.organization_id === organizationId).map((r) => r.id);
-      chapters.push(...(await this.chapters.with(db).forPlayers(organizationId, ids)));
+      const theirs = await this.chapters.with(db).forPlayers(organizationId, ids);
+      chapters.push(...theirs);
+      videos.push(...(await this.videos.with(db).findMany(organizationId, [...new Set(theirs.map((c) => c.video_id))])));
     }
-    const videos = await this.videos.with(db).findMany([...new Set(chapters.map((c) => c.video_id))]);
     const videoById = new Map(videos.map((v) => [v.id, v]));
     const byPlayer = new Map<number, Player['chapters_attributes']>();
     for (const c of chapters) {
@@ -214,8 +220,8 @@ export class PlayersService {
   /**
    * The player; `trx` reads it inside a caller's transaction (as it is about to be committed).
    * Outside one, the resource is kept in the read cache (src/db/read-cache.ts) until its player,
-   * chapters or videos change: its queries all require the organization, or find videos by id, so
-   * other organizations' writes leave it, and so do CTAs written.
+   * chapters or videos change: its queries all require the organization, so other organizations'
+   * writes leave it, and so do CTAs written. What it answers then is shared, and frozen throughout.
    */
   async get(organizationId: number, id: number, trx?: Kysely<DB>): Promise<Player> {
     const player = trx

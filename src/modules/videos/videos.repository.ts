@@ -35,9 +35,10 @@ export class VideosRepository {
     return this.db.selectFrom('videos').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
   }
 
-  findMany(ids: number[]): Promise<VideoRow[]> {
+  /** The organization's videos among `ids` (any order; other organizations' ids are left out). */
+  findMany(organizationId: number, ids: number[]): Promise<VideoRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.db.selectFrom('videos').selectAll().where('id', 'in', ids).execute();
+    return this.db.selectFrom('videos').selectAll().where('organization_id', '=', organizationId).where('id', 'in', ids).execute();
   }
 
   private filtered(organizationId: number, filter: VideoFilter) {
