@@ -387,6 +387,27 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     expect((await org.api.get(`${P}/chapters/${chapter}/ctas`)).status).toBe(404);
   });
 
+  it("counts a list's rows from the cache through CTA writes, and exactly once a row of a counted table was added or removed", async () => {
+    const fresh = await createOrg(t);
+    const cache = readCacheOf(t.database.db)!;
+    const count = async () => {
+      const before = cache.stats('row-count').hits;
+      const res = await fresh.api.get(`${P}/players?per_page=1`);
+      expect(res.status).toBe(200);
+      return { n: res.body.summary.count, cached: cache.stats('row-count').hits === before + 1 };
+    };
+    const player = await createPlayer(fresh.api);
+    await notificationsLanded();
+    expect(await count()).toEqual({ n: 1, cached: false });
+    await postCta(fresh.api, player.chapters_attributes[0].id, 'x');
+    await notificationsLanded();
+    expect(await count()).toEqual({ n: 1, cached: true });
+    await createPlayer(fresh.api);
+    expect(await count()).toMatchObject({ n: 2, cached: false });
+    expect((await fresh.api.delete(`${P}/players/${player.id}`)).status).toBe(200);
+    expect(await count()).toMatchObject({ n: 1, cached: false });
+  });
+
   it("a player deleted takes its CTAs out of the cache, through the foreign keys' cascade and the counting triggers", async () => {
     const player = await createPlayer(org.api);
     const res = await postCta(org.api, player.chapters_attributes[0].id, 'x');

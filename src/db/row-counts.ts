@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from './dialect.ts';
 import type { DB } from './schema.ts';
+import { cachedRead } from './read-cache.ts';
 
 /**
  * `row_counts`: how many rows of a table each organization has, kept by triggers in the writing
@@ -91,6 +92,19 @@ export async function dropRowCounts(db: Kysely<any>, tables: readonly string[]):
 
 /** The organization's rows of a counted table (0 when it never had one). */
 export async function countedRows(db: Kysely<DB>, table: 'players' | 'videos' | 'users' | 'tags', organizationId: number): Promise<number> {
-  const row = await db.selectFrom('row_counts').select('n').where('table_name', '=', table).where('organization_id', '=', organizationId).executeTakeFirst();
-  return Number(row?.n ?? 0);
+  // Asked by every page of those lists: cached (src/db/read-cache.ts). The counts move by triggers, whose
+  // writes count for every organization, so any insert or delete of a counted table drops them.
+  const counted = await cachedRead(
+    db,
+    'row-count',
+    `${table}:${organizationId}`,
+    async (read) => ({
+      n: Number(
+        (await read.selectFrom('row_counts').select('n').where('table_name', '=', table).where('organization_id', '=', organizationId).executeTakeFirst())?.n ??
+          0,
+      ),
+    }),
+    () => organizationId,
+  );
+  return counted!.n;
 }
