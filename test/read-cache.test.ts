@@ -408,6 +408,28 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     expect(await count()).toMatchObject({ n: 1, cached: false });
   });
 
+  it("finds a player's CTA list and cta_meta player from the cache through CTA writes, by id and by UUID, and never one for another", async () => {
+    const player = await createPlayer(org.api);
+    const other = await createPlayer(org.api);
+    const cache = readCacheOf(t.database.db)!;
+    const hits = () => cache.stats('player-ref-by-id').hits + cache.stats('player-ref-by-uuid').hits;
+    await notificationsLanded();
+    for (const query of [`/players/${player.id}/cta_meta`, `/players/${player.id}/ctas`, `/players/uuid=${player.uuid}/cta_meta`]) {
+      expect((await org.api.get(`${P}${query}`)).status).toBe(200);
+    }
+    await postCta(org.api, player.chapters_attributes[0].id, 'x');
+    await notificationsLanded();
+    const before = hits();
+    expect((await org.api.get(`${P}/players/${player.id}/cta_meta`)).status).toBe(200);
+    expect((await org.api.get(`${P}/players/uuid=${player.uuid}/cta_meta`)).status).toBe(200);
+    expect(hits()).toBe(before + 2);
+    // Another player's id given as a UUID finds nothing, though that id's lookup is cached.
+    expect((await org.api.get(`${P}/players/${other.id}/cta_meta`)).status).toBe(200);
+    expect((await org.api.get(`${P}/players/uuid=${other.id}/cta_meta`)).status).toBe(404);
+    expect((await org.api.delete(`${P}/players/${player.id}`)).status).toBe(200);
+    expect((await org.api.get(`${P}/players/${player.id}/cta_meta`)).status).toBe(404);
+  });
+
   it("a player deleted takes its CTAs out of the cache, through the foreign keys' cascade and the counting triggers", async () => {
     const player = await createPlayer(org.api);
     const res = await postCta(org.api, player.chapters_attributes[0].id, 'x');

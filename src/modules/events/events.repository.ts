@@ -291,11 +291,24 @@ export class EventsRepository {
       .executeTakeFirst();
   }
 
-  findPlayerById(organizationId: number, id: number): Promise<{ id: number; uuid: string } | undefined> {
-    return this.db.selectFrom('players').select(['id', 'uuid']).where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  // Asked by every player's CTA list and cta_meta: cached, dropped only by its organization's player writes.
+  findPlayerById(organizationId: number, id: number): MaybePromise<{ id: number; uuid: string } | undefined> {
+    return cachedRead(
+      this.db,
+      'player-ref-by-id',
+      `${organizationId}:${id}`,
+      (db) => db.selectFrom('players').select(['id', 'uuid']).where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst(),
+      () => organizationId,
+    );
   }
 
-  findPlayerByUuid(organizationId: number, uuid: string): Promise<{ id: number; uuid: string } | undefined> {
-    return this.db.selectFrom('players').select(['id', 'uuid']).where('organization_id', '=', organizationId).where('uuid', '=', uuid).executeTakeFirst();
+  findPlayerByUuid(organizationId: number, uuid: string): MaybePromise<{ id: number; uuid: string } | undefined> {
+    return cachedRead(
+      this.db,
+      'player-ref-by-uuid',
+      `${organizationId}:${uuid}`,
+      (db) => db.selectFrom('players').select(['id', 'uuid']).where('organization_id', '=', organizationId).where('uuid', '=', uuid).executeTakeFirst(),
+      () => organizationId,
+    );
   }
 }
