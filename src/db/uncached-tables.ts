@@ -1,7 +1,7 @@
 /**
  * Tables that no cached read ever reads (src/db/read-cache.ts): writes to them do not move the change
  * clock, so that a stream of viewers' reports does not empty every cached read of every organization.
- * A table belongs here only while no `cachedRead` loads from it (`grep -rn cachedRead src/modules` lists them).
+ * A table belongs here only while no `cachedRead` loads from it (`grep -rn "cachedRead(" src` lists them).
  */
 export const UNCACHED_TABLES = [
   'analytics_events',
