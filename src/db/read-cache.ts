@@ -33,8 +33,8 @@ export class TablesRead {
 }
 
 /**
- * Whose rows a cached value was read from: one organization, several (a token of one organization
- * made by a user of its parent), or null: any organization's write to its tables drops it.
+ * Whose rows a cached value was read from: one organization, several (a token's, its user's and its
+ * creator's, each told by its row), or null: any organization's write to its tables drops it.
  */
 export type Owners = number | readonly number[] | null;
 
