@@ -42,7 +42,12 @@ const started = performance.now();
 const result = await build({
   write: false,
   metafile: true,
-  entryPoints: { server: path.join(root, 'src', 'server.ts'), cli: path.join(root, 'src', 'cli.ts') },
+  entryPoints: {
+    server: path.join(root, 'src', 'server.ts'),
+    cli: path.join(root, 'src', 'cli.ts'),
+    // The analytics rollups' thread (src/modules/analytics/rollup-thread.ts), loaded beside the bundle.
+    'rollup-thread': path.join(root, 'src', 'modules', 'analytics', 'rollup.thread.ts'),
+  },
   outdir: dist,
   outExtension: { '.js': '.cjs' },
   bundle: true,
@@ -72,6 +77,6 @@ for (const output of result.outputFiles) {
   fs.renameSync(temporary, output.path);
 }
 fs.writeFileSync(path.join(dist, '.built'), `${new Date().toISOString()}\n`);
-process.stderr.write(`reelbase: built dist/server.cjs and dist/cli.cjs in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+process.stderr.write(`reelbase: built dist/server.cjs, dist/cli.cjs and dist/rollup-thread.cjs in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 const dashboard = await buildDashboard();
 process.stderr.write(`reelbase: built dist/dashboard in ${(dashboard.ms / 1000).toFixed(1)} s\n`);

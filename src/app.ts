@@ -86,6 +86,7 @@ export async function buildApp({ config, database, logStream, container = create
 
   const deps = { config, services };
   app.addHook('onClose', () => container.mailer.close());
+  app.addHook('onClose', () => container.services.analyticsRollups.close());
   await app.register(
     async (dashboard) => {
       for (const mod of dashboardModules) await mod(dashboard, deps);

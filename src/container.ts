@@ -11,6 +11,7 @@ import { Countries } from './modules/analytics/countries.ts';
 import { AnalyticsService } from './modules/analytics/analytics.service.ts';
 import { RollupRepository } from './modules/analytics/rollup.repository.ts';
 import { RollupService } from './modules/analytics/rollup.service.ts';
+import { RollupThread } from './modules/analytics/rollup-thread.ts';
 import { AccessManagersService } from './modules/access-managers/access-managers.service.ts';
 import { AllotmentsRepository, EmbedsRepository } from './modules/allotments/allotments.repository.ts';
 import { AllotmentsService } from './modules/allotments/allotments.service.ts';
@@ -160,7 +161,13 @@ export function createContainer({ config, database, mailer = createMailer(config
   const analytics = new AnalyticsService(r.analytics, r.analyticsRollups, players, videos, ctas, new Countries(config.geoipDatabase));
   const services = {
     analytics,
-    analyticsRollups: new RollupService(db, config.analyticsRollup, r.analyticsRollups),
+    analyticsRollups: new RollupService(
+      db,
+      config.analyticsRollup,
+      r.analyticsRollups,
+      // SQLite answers on the event loop: in a file, the batches go to a thread with its own connection.
+      database.file ? new RollupThread({ file: database.file, ...config.analyticsRollup }) : undefined,
+    ),
     accessManagers: new AccessManagersService(db, r.accessManagers),
     allotments,
     captions,

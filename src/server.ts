@@ -116,6 +116,8 @@ async function main() {
   }
 
   shutdown.release('mailer', () => container.mailer.close());
+  // Its own connection closes before the server's (a worker process has no app whose close would).
+  shutdown.release('analytics rollups', () => container.services.analyticsRollups.close());
   shutdown.release('database', () => database.destroy());
   process.on('SIGINT', () => void shutdown.stop('SIGINT'));
   process.on('SIGTERM', () => void shutdown.stop('SIGTERM'));

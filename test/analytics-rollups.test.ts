@@ -5,7 +5,12 @@
  * number of runs at once; the retention sweep removes raw reports only once they are rolled up, and
  * the organization's figures stay.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { RollupRepository } from '../src/modules/analytics/rollup.repository.ts';
@@ -274,5 +279,61 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
     // The raw reports are gone (the player's figures read them), the rollups stay.
     expect((await org.api.get(`${P}/analytics/players/${player.id}`)).body).toMatchObject({ views: 0 });
     expect(await summaryOf(org)).toMatchObject({ views: 1, plays: 1, identified_viewers: 1 });
+  });
+});
+
+// The thread is how SQLite in a file rolls up (the server's case); in memory, and on PostgreSQL, whose
+// queries do not hold the event loop, the batches run where they are asked for, as above.
+describe('analytics rollups of a SQLite file, on a thread of their own', () => {
+  let t: TestApp;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-rollup-thread-'));
+    t = await createTestApp('sqlite', {}, { sqlitePath: path.join(dir, 'reelbase.sqlite') });
+  });
+  afterAll(async () => {
+    await t.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('adds the reports on its own connection, without holding the event loop, and closes with the app', async () => {
+    const org = await createOrg(t);
+    const player = await createPlayer(org.api);
+    for (const [load, body] of [
+      ['t1', { type: 'load' }],
+      ['t1', { type: 'view', percent_watched: 0 }],
+      ['t1', { type: 'view', percent_watched: 100 }],
+      ['t2', { type: 'view', percent_watched: 0 }],
+    ] as const) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/watch/${player.uuid}/analytics`,
+        headers: { 'user-agent': BROWSER_UA },
+        payload: { player_load_id: load, visitor_uuid: `visitor-of-${load}`, chapter: 0, ...body },
+      });
+      expect(res.statusCode, res.body).toBe(204);
+    }
+    const summary = async () => (await org.api.get(`${P}/analytics/summary`)).body;
+    expect(await t.services.analyticsRollups.catchUp()).toMatchObject({ batches: 1, complete: true });
+    expect(await summary()).toMatchObject({ loads: 1, plays: 2, views: 2, completion_rate: 0.5, unique_viewers: 2 });
+
+    // A backlog of 30,000 starts of playback, each a load of its own: six batches of the thread's 5,000.
+    await sql`insert into analytics_events (organization_id, player_id, video_id, chapter, type, percent, visitor_id, session_id, device, browser, dedup_key, created_at)
+      with recursive n(i) as (select 1 union all select i + 1 from n where i < 30000)
+      select ${org.organizationId}, ${player.id}, null, 0, 'view', 0, 'backlog-' || (i % 100), 'backlog-' || i, 'desktop', 'Chrome', 'backlog-' || i, ${Date.now()} from n`.execute(
+      t.database.db,
+    );
+    const loop = performance.eventLoopUtilization();
+    const result = await t.services.analyticsRollups.catchUp();
+    const held = performance.eventLoopUtilization(loop);
+    expect(result).toMatchObject({ batches: 6, complete: true });
+    expect(await summary()).toMatchObject({ plays: 30_002, views: 30_002 });
+    // On the event loop, the run would have held it about half the time (it rests as long as each
+    // batch held it); here the loop only waited for the thread's answer.
+    expect(held.utilization).toBeLessThan(0.2);
+
+    await t.app.close();
+    await expect(t.services.analyticsRollups.catchUp()).rejects.toThrow(/closed/);
   });
 });

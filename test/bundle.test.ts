@@ -26,8 +26,8 @@ describe('the bundle npm start runs', () => {
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   /** `npm start` until its first answer; answers its stderr so far, and how to stop it. */
-  async function start(): Promise<{ child: ChildProcess; stderr: () => string; stop: () => Promise<void> }> {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), RTMP_PORT: '0', LOG_LEVEL: 'warn', START_TRACE: '1' };
+  async function start(extraEnv: Record<string, string> = {}): Promise<{ child: ChildProcess; stderr: () => string; stop: () => Promise<void> }> {
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), RTMP_PORT: '0', LOG_LEVEL: 'warn', START_TRACE: '1', ...extraEnv };
     for (const key of ['DATABASE_URL', 'PUBLIC_URL', 'HOST', 'MEDIA_DIR', 'STORAGE_URL']) delete env[key];
     const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -98,6 +98,41 @@ describe('the bundle npm start runs', () => {
       expect(second.stderr()).not.toMatch(/"level":50/);
     } finally {
       await second.stop();
+    }
+  });
+
+  it("rolls the viewers' reports up on the rollups' thread, from its file beside the bundle", { timeout: 60_000 }, async () => {
+    const server = await start({ ANALYTICS_ROLLUP_SECONDS: '1' });
+    try {
+      const token = fs.readFileSync(path.join(dataDir, 'owner-token'), 'utf8').trim();
+      const api = (p: string, init: RequestInit = {}) =>
+        fetch(`http://127.0.0.1:${port}/dashboard/v1${p}`, {
+          ...init,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) },
+        });
+      const created = await api('/players', {
+        method: 'POST',
+        body: JSON.stringify({
+          // A chapter for the report to be about (its video's source answers nothing: no transcoding needed here).
+          player: { name: 'Rolled up', chapters_attributes: [{ position: 0, video_attributes: { name: 'Clip', upload_url: 'http://127.0.0.1:9/clip.mp4' } }] },
+        }),
+      });
+      expect(created.status).toBe(201);
+      const { uuid } = (await created.json()) as { uuid: string };
+      const views = async () => ((await (await api('/analytics/summary')).json()) as { views: number }).views;
+      const before = await views();
+      const report = await fetch(`http://127.0.0.1:${port}/watch/${uuid}/analytics`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0 Safari/537.36' },
+        body: JSON.stringify({ type: 'view', percent_watched: 0, chapter: 0, player_load_id: 'bundle-load', visitor_uuid: 'bundle-visitor' }),
+      });
+      expect(report.status).toBe(204);
+      const end = Date.now() + 20_000;
+      while ((await views()) === before && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
+      expect(await views()).toBe(before + 1);
+      expect(server.stderr()).not.toMatch(/"level":50/);
+    } finally {
+      await server.stop();
     }
   });
 

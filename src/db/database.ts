@@ -21,6 +21,8 @@ export interface Database {
   dialect: DialectName;
   /** Moves whenever the database may have changed; the read cache follows it. */
   clock: ChangeClock;
+  /** SQLite's file, when the database is one (not in memory): for threads that open their own connection. */
+  file?: string;
   destroy(): Promise<void>;
 }
 
@@ -33,6 +35,8 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** SQLite in a file: checkpoint its write-ahead log on a thread of its own (the server; not the CLI). */
   backgroundCheckpoints?: boolean | { fromPages?: number };
+  /** SQLite: read through a memory map (default true); a thread's second connection goes without, so as not to map the file twice. */
+  memoryMap?: boolean;
   /**
    * Every read sees every commit that finished before it began, whichever process of this machine
    * made it: for processes that take turns serving one client (API_PROCESSES). SQLite then asks for
@@ -94,7 +98,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   // read through a memory map, with a larger page cache, the middle page of a million-row player
   // list took 17 ms instead of 35. Both are ceilings: the map's pages are the file's, shared with
   // the OS cache; the page cache grows only as far as it is used.
-  sqlite.pragma('mmap_size = 268435456');
+  if (options.memoryMap !== false) sqlite.pragma('mmap_size = 268435456');
   sqlite.pragma('cache_size = -65536');
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   const clock = new SqliteChangeClock(() => dataVersion.get() as number, options.strictChanges ? 0 : 1);
@@ -111,6 +115,7 @@ export function openDatabase(options: DatabaseOptions): Database {
     db,
     dialect: 'sqlite',
     clock,
+    ...(file === ':memory:' ? {} : { file }),
     destroy: async () => {
       clock.close();
       await checkpointer?.stop();

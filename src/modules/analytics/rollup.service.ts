@@ -27,6 +27,12 @@ export interface RollupResult {
 
 const TASK = 'analytics-rollup' as const;
 
+/** Runs catch-ups elsewhere than on the event loop (src/modules/analytics/rollup-thread.ts, SQLite in a file). */
+export interface RollupRunner {
+  catchUp(signal?: AbortSignal): Promise<RollupResult>;
+  close(): Promise<void>;
+}
+
 /**
  * The daily rollups of the stored reports (docs/analytics.md, "Rollups"): a recurring job adds the
  * reports stored since its last run to each player's day (additive figures) and to each
@@ -41,6 +47,7 @@ export class RollupService {
     private readonly db: Kysely<DB>,
     private readonly options: RollupOptions,
     private readonly repo: RollupRepository,
+    private readonly elsewhere?: RollupRunner,
   ) {
     // SQLite reads a batch synchronously on the event loop that serves every request: 1,000 reports
     // hold it a few milliseconds, 20,000 tens (docs/analytics.md, "Rollups").
@@ -58,8 +65,17 @@ export class RollupService {
     return this.catchUp(signal);
   }
 
-  /** Adds every settled report not yet rolled up, batch by batch. */
-  async catchUp(signal?: AbortSignal): Promise<RollupResult> {
+  /** Adds every settled report not yet rolled up, batch by batch (on the rollups' thread, where there is one). */
+  catchUp(signal?: AbortSignal): Promise<RollupResult> {
+    return this.elsewhere ? this.elsewhere.catchUp(signal) : this.catchUpHere(signal);
+  }
+
+  /** Ends the rollups' thread, if any (the app's close). */
+  async close(): Promise<void> {
+    await this.elsewhere?.close();
+  }
+
+  private async catchUpHere(signal?: AbortSignal): Promise<RollupResult> {
     const bound = await this.repo.settledMaxId();
     let from = await this.repo.progress();
     let batches = 0;

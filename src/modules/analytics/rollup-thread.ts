@@ -1,0 +1,103 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { RollupResult, RollupRunner } from './rollup.service.ts';
+
+export interface RollupThreadData {
+  file: string;
+  intervalSeconds: number;
+  batchSize: number;
+}
+export type ToRollupThread = { type: 'catch-up'; id: number } | { type: 'abort'; id: number } | { type: 'close' };
+export type FromRollupThread = { type: 'done'; id: number; result: RollupResult } | { type: 'failed'; id: number; message: string } | { type: 'closed' };
+
+/** Report ids per batch on the thread: its transaction only writes what the batch adds, so it stays short. */
+const THREAD_BATCH = 5_000;
+
+/**
+ * Where the thread's code is: beside the bundle (dist/rollup-thread.cjs, built by scripts/build.mjs),
+ * or the TypeScript file, compiled by tsx's require hook (tests, benches, `node --import tsx`).
+ */
+function threadEntry(): { entry: string; tsx?: string } {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith('.cjs')) return { entry: path.join(path.dirname(here), 'rollup-thread.cjs') };
+  return { entry: fileURLToPath(new URL('./rollup.thread.ts', import.meta.url)), tsx: createRequire(import.meta.url).resolve('tsx/cjs/api') };
+}
+
+const BOOT = `
+const { workerData } = require('node:worker_threads');
+if (workerData.tsx) require(workerData.tsx).register();
+require(workerData.entry);
+`;
+
+/**
+ * The rollups of a SQLite file run on a thread of their own (docs/analytics.md, "Rollups"): on the
+ * server's event loop, a batch of 1,000 reports held every request about 6 ms (read, then added), and a
+ * run catching up 60,000 reports did so sixty times. The thread opens its own connection to the file;
+ * its commits reach the server's read cache as another connection's, once per batch.
+ * Started at the first run, kept for the next ones, closed with the app.
+ */
+export class RollupThread implements RollupRunner {
+  private worker: Worker | null = null;
+  private readonly waiting = new Map<number, { resolve(r: RollupResult): void; reject(e: Error): void }>();
+  private nextId = 1;
+  private closing: Promise<void> | null = null;
+
+  constructor(private readonly data: Omit<RollupThreadData, 'batchSize'> & { batchSize?: number }) {}
+
+  catchUp(signal?: AbortSignal): Promise<RollupResult> {
+    if (this.closing) return Promise.reject(new Error('analytics rollups: the thread is closed'));
+    const worker = this.start();
+    const id = this.nextId++;
+    const onAbort = () => worker.postMessage({ type: 'abort', id } satisfies ToRollupThread);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    return new Promise<RollupResult>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      worker.postMessage({ type: 'catch-up', id } satisfies ToRollupThread);
+      if (signal?.aborted) onAbort();
+    }).finally(() => signal?.removeEventListener('abort', onAbort));
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.stop();
+    return this.closing;
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const data: RollupThreadData = { batchSize: THREAD_BATCH, ...this.data };
+    const worker = new Worker(BOOT, { eval: true, workerData: { ...data, ...threadEntry() } });
+    // A thread waiting for work must not keep the process alive.
+    worker.unref();
+    worker.on('message', (message: FromRollupThread) => {
+      if (message.type === 'closed') return;
+      const waiter = this.waiting.get(message.id);
+      this.waiting.delete(message.id);
+      if (message.type === 'done') waiter?.resolve(message.result);
+      else waiter?.reject(new Error(`analytics rollups: ${message.message}`));
+    });
+    const fail = (err: Error) => {
+      // The next run starts a new thread (the job is retried; progress moved with each batch).
+      if (this.worker === worker) this.worker = null;
+      for (const waiter of this.waiting.values()) waiter.reject(err);
+      this.waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`analytics rollups: the thread exited (${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  private async stop(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    const closed = new Promise<void>((resolve) => {
+      worker.on('message', (m: FromRollupThread) => m.type === 'closed' && resolve());
+      worker.once('exit', () => resolve());
+    });
+    worker.postMessage({ type: 'close' } satisfies ToRollupThread);
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+    await worker.terminate();
+  }
+}
