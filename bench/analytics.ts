@@ -57,7 +57,7 @@ export interface AnalyticsRow {
 export async function runAnalyticsBench(): Promise<AnalyticsRow> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-analytics-bench-'));
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
-  const server = await startServer({ DATA_DIR: dataDir, DATABASE_URL: '', REPORTS_PER_10_MINUTES: '1000000' }, 1);
+  const server = await startServer({ DATA_DIR: dataDir, DATABASE_URL: '', REPORTS_PER_10_MINUTES: '1000000', BENCH_JOBS: '1' }, 1);
   try {
     const { base, tokens } = server;
     const created = await api(base, tokens[0], 'POST', '/dashboard/v1/players', {

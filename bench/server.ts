@@ -4,6 +4,7 @@
  * organization) and serves until SIGTERM.
  *
  * Env: DATA_DIR (SQLite file under it), or DATABASE_URL + BENCH_PG_SCHEMA (a schema of its own).
+ * BENCH_JOBS=1: the job runner too, as `npm start` runs it (the analytics bench waits for its rollups).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,8 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createContainer } from '../src/container.ts';
+import { JobRunner } from '../src/jobs/runner.ts';
+import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { ensureSigningSecret, tuneRuntime } from '../src/runtime.ts';
 import { seedSize } from './seed-size.ts';
 import { seedAnalytics } from './seed-analytics.ts';
@@ -26,7 +29,7 @@ async function main() {
   ensureSigningSecret(config);
   const database = config.databaseUrl
     ? openDatabase({ url: config.databaseUrl, pgSchema: process.env.BENCH_PG_SCHEMA, poolSize: 10 })
-    : openDatabase({ sqlitePath: path.join(config.dataDir, 'reelbase.sqlite') });
+    : openDatabase({ sqlitePath: path.join(config.dataDir, 'reelbase.sqlite'), backgroundCheckpoints: true });
   await migrateToLatest(database.db);
   const container = createContainer({ config, database });
   const { token } = await container.services.organizations.createWithOwner('Bench');
@@ -34,6 +37,14 @@ async function main() {
   const tokens = [token];
   for (let i = 1; i < Number(process.env.BENCH_ORGS ?? 1); i++) tokens.push((await container.services.organizations.createWithOwner(`Bench ${i}`)).token);
   const app = await buildApp({ config, database, container });
+  const runner = process.env.BENCH_JOBS
+    ? new JobRunner(database.db, { handlers: jobHandlers(container), concurrency: config.workerConcurrency, leaseMs: config.jobLeaseMs })
+    : null;
+  if (runner) {
+    await container.services.housekeeping.schedule();
+    await container.services.analyticsRollups.schedule();
+    runner.start();
+  }
   // BENCH_SEED=size: the sizes of issue 15 (bench/size.ts) before the server listens.
   // BENCH_SEED=analytics: the stored reports of issue 16 (bench/analytics-size.ts).
   const seeded =
@@ -49,6 +60,7 @@ async function main() {
   const { port } = app.server.address() as AddressInfo;
   process.stdout.write(`${JSON.stringify({ port, token, tokens, pid: process.pid, ...seeded })}\n`);
   const stop = async () => {
+    await runner?.stop(1_000);
     await app.close();
     await database.destroy();
     process.exit(0);

@@ -363,6 +363,52 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     expect((await stranger()).status).toBe(404);
   });
 
+  it("lists players from the cache a GET keeps them in, reads only the missing ones, and answers a chapter's video renamed afresh", async () => {
+    const own = await createOrg(t);
+    const neighbour = await createOrg(t);
+    const players = [await createPlayer(own.api, {}, 2), await createPlayer(own.api), await createPlayer(own.api)];
+    const cache = readCacheOf(t.database.db)!;
+    const list = async () => {
+      const before = cache.stats('player');
+      const res = await own.api.get(`${P}/players?per_page=20`);
+      expect(res.status).toBe(200);
+      const after = cache.stats('player');
+      return { hits: after.hits - before.hits, misses: after.misses - before.misses, body: res.body };
+    };
+    const idsOf = (body: any) => body.players.map((p: { id: number }) => p.id).sort((a: number, b: number) => a - b);
+    await notificationsLanded();
+    // One kept by a GET of its own; the other two read together by the list, and kept.
+    expect((await own.api.get(`${P}/players/${players[1].id}`)).status).toBe(200);
+    const first = await list();
+    expect(first).toMatchObject({ hits: 1, misses: 2 });
+    expect(idsOf(first.body)).toEqual(players.map((p) => p.id).sort((a, b) => a - b));
+    const second = await list();
+    expect(second).toMatchObject({ hits: 3, misses: 0 });
+    expect(second.body).toEqual(first.body);
+    // What the list keeps, a GET answers.
+    const before = cache.stats('player').hits;
+    expect((await own.api.get(`${P}/players/${players[0].id}`)).body.chapters_attributes).toHaveLength(2);
+    expect(cache.stats('player').hits).toBe(before + 1);
+
+    // A neighbour's player and a CTA of our own leave them; our own chapter's video renamed does not.
+    expect((await neighbour.api.patch(`${P}/players/${(await createPlayer(neighbour.api)).id}`, { player: { name: 'Theirs' } })).status).toBe(200);
+    await postCta(own.api, players[2].chapters_attributes[0].id, 'x');
+    await notificationsLanded();
+    expect(await list()).toMatchObject({ hits: 3, misses: 0 });
+    const video = players[0].chapters_attributes[1].video_attributes.id;
+    expect((await own.api.patch(`${P}/videos/${video}`, { name: 'Renamed in the list' })).status).toBe(200);
+    await notificationsLanded();
+    const fresh = await list();
+    expect(fresh).toMatchObject({ hits: 0, misses: 3 });
+    const renamed = fresh.body.players.find((p: { id: number }) => p.id === players[0].id);
+    expect(renamed.chapters_attributes.map((c: any) => c.video_attributes.name)).toContain('Renamed in the list');
+    // A player deleted: gone from the list and from its count.
+    expect((await own.api.delete(`${P}/players/${players[1].id}`)).status).toBe(200);
+    await notificationsLanded();
+    const after = await list();
+    expect(idsOf(after.body)).toEqual([players[0].id, players[2].id].sort((a, b) => a - b));
+  });
+
   it("looks a CTA's chapter up from the cache through CTA writes and other organizations' chapters, and sees its own chapter deleted", async () => {
     const player = await createPlayer(org.api, {}, 2);
     const chapter = player.chapters_attributes[1].id;

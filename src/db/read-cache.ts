@@ -83,8 +83,7 @@ export class ReadCache {
   ): MaybePromise<T | undefined> {
     const total = this.clock.now();
     if (total === null) return load(new TablesRead(this.clock.generations));
-    let space = this.spaces.get(namespace);
-    if (!space) this.spaces.set(namespace, (space = { rows: new Map(), tables: new Set(), hits: 0, misses: 0 }));
+    const space = this.space(namespace);
     const hit = space.rows.get(key);
     if (hit !== undefined) {
       if (hit.stamp === this.stampOf(space, hit.organization)) {
@@ -103,6 +102,48 @@ export class ReadCache {
     return organization === null ? generations.of(space.tables) : generations.ofOrganization(space.tables, organization);
   }
 
+  /**
+   * `read` for several keys of one namespace: the cached ones answered from memory, the missing ones
+   * loaded together by one call of `load` (which answers those it found) and kept like `read`'s.
+   */
+  readMany<K extends string | number, T extends object>(
+    namespace: string,
+    keys: readonly K[],
+    load: (read: TablesRead, missing: K[]) => Promise<Map<K, T>>,
+    organizationOf?: (row: T) => Owners,
+  ): MaybePromise<Map<K, T>> {
+    const total = this.clock.now();
+    if (total === null) return load(new TablesRead(this.clock.generations), [...keys]);
+    const space = this.space(namespace);
+    const found = new Map<K, T>();
+    const missing: K[] = [];
+    for (const key of keys) {
+      const hit = space.rows.get(key);
+      if (hit !== undefined) {
+        if (hit.stamp === this.stampOf(space, hit.organization)) {
+          space.hits++;
+          found.set(key, hit.value as T);
+          continue;
+        }
+        space.rows.delete(key);
+        this.size--;
+      }
+      space.misses++;
+      missing.push(key);
+    }
+    if (missing.length === 0) return found;
+    return this.fillMany(space, missing, total, load, organizationOf).then((loaded) => {
+      for (const [key, value] of loaded) found.set(key, value);
+      return found;
+    });
+  }
+
+  private space(namespace: string): Space {
+    let space = this.spaces.get(namespace);
+    if (!space) this.spaces.set(namespace, (space = { rows: new Map(), tables: new Set(), hits: 0, misses: 0 }));
+    return space;
+  }
+
   private async fill<T extends object>(
     space: Space,
     key: string | number,
@@ -112,15 +153,37 @@ export class ReadCache {
   ) {
     const read = new TablesRead(this.clock.generations);
     const value = await load(read);
+    if (value !== undefined && this.settled(space, read, total)) this.keep(space, key, value, organizationOf);
+    return value;
+  }
+
+  private async fillMany<K extends string | number, T extends object>(
+    space: Space,
+    keys: K[],
+    total: number,
+    load: (read: TablesRead, missing: K[]) => Promise<Map<K, T>>,
+    organizationOf: ((row: T) => Owners) | undefined,
+  ) {
+    const read = new TablesRead(this.clock.generations);
+    const values = await load(read, keys);
+    if (values.size > 0 && this.settled(space, read, total)) for (const [key, value] of values) this.keep(space, key, value, organizationOf);
+    return values;
+  }
+
+  /** Whether what a load read may be kept: no change landed while its queries ran. Teaches the namespace the tables read. */
+  private settled(space: Space, read: TablesRead, total: number): boolean {
     const now = this.clock.now();
-    if (value === undefined || now === null) return value;
+    if (now === null) return false;
     // A load that sent no query through the instance it was given read tables it did not tell: unknown.
     if (read.seen.size === 0) read.unknown = true;
     // A change that landed while the query ran (whoever's rows it changed) makes this value unsafe to keep.
     const keep = read.unknown ? now === total : read.unchanged();
     if (read.unknown) space.tables = null;
     else if (space.tables) for (const table of read.seen.keys()) space.tables.add(table);
-    if (!keep) return value;
+    return keep;
+  }
+
+  private keep<T extends object>(space: Space, key: string | number, value: T, organizationOf: ((row: T) => Owners) | undefined): void {
     // Full: start over rather than track recency on every hit.
     if (this.size >= this.capacity) {
       for (const other of this.spaces.values()) other.rows.clear();
@@ -129,7 +192,6 @@ export class ReadCache {
     const organization = organizationOf ? ownersOf(organizationOf(value)) : null;
     if (!space.rows.has(key)) this.size++;
     space.rows.set(key, { value: deepFreeze(value), organization, stamp: this.stampOf(space, organization) });
-    return value;
   }
 
   get entries(): number {
@@ -240,4 +302,21 @@ export function viewOf<R extends object, T>(row: R, f: (row: R) => T): T {
     views.set(f, view);
   }
   return view;
+}
+
+/**
+ * `cachedRead` for several keys of one namespace: each key's value is kept as `cachedRead` would keep
+ * it, and the keys not in the cache are loaded by one call of `load`, which answers those it found.
+ */
+export function cachedReadMany<D extends Kysely<any>, K extends string | number, T extends object>(
+  db: D,
+  namespace: string,
+  keys: readonly K[],
+  load: (db: D, keys: K[]) => Promise<Map<K, T>>,
+  organizationOf?: (row: T) => Owners,
+): MaybePromise<Map<K, T>> {
+  const cache = caches.get(db);
+  return cache
+    ? cache.readMany(namespace, keys, (read, missing) => load(db.withPlugin(new RecordTables(read)) as D, missing), organizationOf)
+    : load(db, [...keys]);
 }

@@ -3,7 +3,7 @@ import type { DB, PlayersTable } from '../../db/schema.ts';
 import { invalidField, notFound } from '../../lib/errors.ts';
 import type { Listing, Page } from '../../lib/paging.ts';
 import { nowSeconds } from '../../lib/time.ts';
-import { cachedRead } from '../../db/read-cache.ts';
+import { cachedRead, cachedReadMany } from '../../db/read-cache.ts';
 import { newUuid } from '../../lib/tokens.ts';
 import type { ChaptersRepository, ChapterRow } from '../chapters/chapters.repository.ts';
 import { placeAt, toChapter, type ChapterWriters } from '../chapters/chapter-writer.ts';
@@ -252,8 +252,34 @@ export class PlayersService {
     // The count first: with it, a page in the later half is read from the end.
     const total = page.paged ? await this.players.count(organizationId, query.query) : null;
     const rows = await this.players.list(organizationId, { limit: page.limit, offset: page.offset, query: query.query }, total ?? undefined);
-    const items = await this.assemble(rows);
+    const items = await this.resources(organizationId, rows);
     return { items, total: total ?? items.length };
+  }
+
+  /**
+   * The Player resources of a page's rows, each the one `get` keeps in the read cache (the same
+   * namespace and key): those kept are answered from memory, the others read together and kept.
+   */
+  private async resources(organizationId: number, rows: PlayerRow[]): Promise<Player[]> {
+    const keyOf = (id: number) => `${organizationId}:${id}`;
+    const ids = new Map(rows.map((r) => [keyOf(r.id), r.id]));
+    const kept = await cachedReadMany(
+      this.db,
+      'player',
+      [...ids.keys()],
+      async (db, keys) => {
+        const found = await this.players.with(db).findMany(
+          organizationId,
+          keys.map((k) => ids.get(k)!),
+        );
+        return new Map((await this.assemble(found, db)).map((p) => [keyOf(p.id), p]));
+      },
+      () => organizationId,
+    );
+    // A player deleted since its page was read is answered as the page found it.
+    const gone = rows.filter((r) => !kept.has(keyOf(r.id)));
+    const assembled = new Map((gone.length > 0 ? await this.assemble(gone) : []).map((p) => [keyOf(p.id), p]));
+    return rows.map((r) => kept.get(keyOf(r.id)) ?? assembled.get(keyOf(r.id))!);
   }
 
   async update(organizationId: number, id: number, body: UpdatePlayerBody): Promise<Player> {
