@@ -39,6 +39,35 @@ describe('ReadCache', () => {
     expect(Object.isFrozen(first)).toBe(true);
   });
 
+  it('reads several keys: the kept ones from memory, the missing ones in one load, and nothing of a load a change overtook', async () => {
+    const clock = fakeClock();
+    const cache = new ReadCache(clock);
+    const asked: number[][] = [];
+    let moveDuringLoad = false;
+    const load = async (read: TablesRead, keys: number[]) => {
+      read.add('rows');
+      asked.push(keys);
+      if (moveDuringLoad) clock.move(['rows']);
+      return new Map(keys.filter((k) => k !== 404).map((k) => [k, { id: k }]));
+    };
+    await cache.read('row', 1, counter({ id: 1 }));
+    const found = await cache.readMany('row', [1, 2, 3, 404], load);
+    expect([...found.keys()].sort()).toEqual([1, 2, 3]);
+    expect(asked).toEqual([[2, 3, 404]]);
+    expect(Object.isFrozen(found.get(2))).toBe(true);
+    // Kept, and shared with `read`.
+    expect(cache.readMany('row', [1, 2, 3], load)).not.toBeInstanceOf(Promise);
+    expect(cache.read('row', 2, counter({ id: -1 }))).toBe(found.get(2));
+    expect(cache.stats('row')).toMatchObject({ hits: 5, misses: 4 });
+    // A change while the missing ones were read: answered, not kept.
+    clock.move(['rows']);
+    moveDuringLoad = true;
+    expect((await cache.readMany('row', [1, 2], load)).size).toBe(2);
+    moveDuringLoad = false;
+    await cache.readMany('row', [1, 2], load);
+    expect(asked.at(-1)).toEqual([1, 2]);
+  });
+
   it('loads again once the clock moved', async () => {
     const clock = fakeClock();
     const cache = new ReadCache(clock);
