@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, createTestApp, dialects, type Client, type TestApp } from './helpers/harness.ts';
 import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
+import { readCacheOf } from '../src/db/read-cache.ts';
 
 const CTA_KEYS = ['auto_close', 'chapter_id', 'created_at', 'duration', 'html', 'id', 'second', 'updated_at', 'width'];
 const GATE_KEYS = CTA_KEYS.filter((k) => k !== 'width');
@@ -293,6 +294,31 @@ describe.each(dialects)('CTAs on %s', (dialect) => {
       const off = await org.api.patch(`/dashboard/v1/ctas/${ctaId}`, { auto_close: false, duration: null });
       expect(off.status).toBe(200);
       expect(off.body).toMatchObject({ auto_close: false, duration: null });
+    });
+
+    it('changes content alone in one write (the CTA is not read first), never moves updated_at back, and answers 404 for a foreign or missing CTA', async () => {
+      const cache = readCacheOf(t.database.db)!;
+      const reads = () => {
+        const { hits, misses } = cache.stats('event');
+        return hits + misses;
+      };
+      const before = reads();
+      const res = await org.api.patch(`/dashboard/v1/ctas/${ctaId}`, { html: 'one write' });
+      expect(res.status).toBe(200);
+      expect(res.body.html).toBe('one write');
+      expect((await org.api.patch(`/dashboard/v1/events/${ctaId}`, { name: 'Named in one write' })).status).toBe(200);
+      expect(reads()).toBe(before);
+      // A body naming one side of the timing rule reads the CTA, to check it against the other.
+      expect((await org.api.patch(`/dashboard/v1/ctas/${ctaId}`, { duration: 6 })).status).toBe(200);
+      expect(reads()).toBe(before + 1);
+      // Kept as it is when later than now (a clock set back).
+      const later = res.body.updated_at + 3600;
+      await t.database.db.updateTable('events').set({ updated_at: later }).where('id', '=', ctaId).execute();
+      expect((await org.api.patch(`/dashboard/v1/ctas/${ctaId}`, { width: 250 })).body).toMatchObject({ width: 250, updated_at: later });
+      expect404(await org.api.patch(`/dashboard/v1/ctas/${otherCtaId}`, { html: 'not mine' }));
+      expect((await other.api.get(`/dashboard/v1/ctas/${otherCtaId}`)).body.html).toBe('theirs');
+      expect404(await org.api.patch('/dashboard/v1/ctas/999999999', { html: 'none' }));
+      expect404(await org.api.patch('/dashboard/v1/events/999999999', { name: 'none' }));
     });
 
     it('accepts the wrapped form and ignores attributes a CTA update does not take', async () => {

@@ -92,10 +92,9 @@ export class CtasService {
   }
 
   async update(organizationId: number, id: number, input: CtaUpdateBody): Promise<Cta> {
-    const row = await this.events.find(organizationId, id);
     // Only the CTA attributes; anything else in the body is not this operation's to change.
     const { second, duration, auto_close, width, html } = input;
-    return toCta(await this.events.patchEvent(row, { second, duration, auto_close, width, html }));
+    return toCta(await this.events.patchById(organizationId, id, { second, duration, auto_close, width, html }));
   }
 
   async remove(organizationId: number, id: number): Promise<Cta> {

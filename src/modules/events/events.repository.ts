@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Updateable, ExpressionBuilder, Expression, SqlBool } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable, type ExpressionBuilder, type Expression, type SqlBool } from 'kysely';
 import type { DB, EventsTable } from '../../db/schema.ts';
 import { matchesText, type SearchedTable } from '../../db/text-search.ts';
 import { cachedRead } from '../../db/read-cache.ts';
@@ -238,10 +238,16 @@ export class EventsRepository {
       .executeTakeFirstOrThrow();
   }
 
-  update(organizationId: number, id: number, patch: EventPatch): Promise<EventRow | undefined> {
+  /** Applies `patch`; `updated_at` becomes `now`, or stays if it is later (a clock set back never moves it back). */
+  update(organizationId: number, id: number, patch: Omit<EventPatch, 'updated_at'>, now: number): Promise<EventRow | undefined> {
+    const updatedAt = sql<number>`case when updated_at > ${now} then updated_at else ${now} end`;
     return this.db
       .updateTable('events')
-      .set((eb) => (patch.chapter_id === undefined ? patch : { ...patch, player_id: this.playerOf(eb, patch.chapter_id) }))
+      .set((eb) => ({
+        ...patch,
+        ...(patch.chapter_id === undefined ? {} : { player_id: this.playerOf(eb, patch.chapter_id) }),
+        updated_at: updatedAt,
+      }))
       .where('organization_id', '=', organizationId)
       .where('id', '=', id)
       .returningAll()

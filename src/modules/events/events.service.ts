@@ -168,9 +168,24 @@ export class EventsService {
     const autoClose = input.auto_close ?? Boolean(row.auto_close);
     const duration = input.duration !== undefined ? input.duration : row.duration;
     checkTiming(autoClose, duration);
-    patch.updated_at = Math.max(nowSeconds(), Number(row.updated_at));
-    const updated = await this.repo.update(row.organization_id, row.id, patch);
-    if (!updated) throw notFound('event', row.id);
+    return this.write(row.organization_id, row.id, patch);
+  }
+
+  /**
+   * `patchEvent` of the organization's event `id`. The stored row is read first only when the body
+   * names a chapter or one side of the timing rule (which is checked against the other side, and whose
+   * errors come after the event's 404); any other body is one statement.
+   */
+  async patchById(organizationId: number, id: number, input: EventUpdateBody): Promise<EventRow> {
+    if (input.chapter_id === undefined && input.auto_close === undefined && input.duration === undefined) {
+      return this.write(organizationId, id, contentOf(input));
+    }
+    return this.patchEvent(await this.find(organizationId, id), input);
+  }
+
+  private async write(organizationId: number, id: number, patch: EventPatch): Promise<EventRow> {
+    const updated = await this.repo.update(organizationId, id, patch, nowSeconds());
+    if (!updated) throw notFound('event', id);
     return updated;
   }
 
@@ -192,7 +207,7 @@ export class EventsService {
   }
 
   async update(organizationId: number, id: number, input: EventUpdateBody): Promise<Event> {
-    return toEvent(await this.patchEvent(await this.find(organizationId, id), input));
+    return toEvent(await this.patchById(organizationId, id, input));
   }
 
   async remove(organizationId: number, id: number): Promise<Event> {
