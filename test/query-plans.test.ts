@@ -146,6 +146,18 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
     if (dialect === 'postgres') expect(plans[2]).toMatch(/Index Only Scan Backward/);
   });
 
+  it("a first page carries its count: one statement, whose ids walk the list's index and whose count reads event_counts", async () => {
+    const chapter: EventFilter = { organizationId: org.organizationId, chapterId: player.chapters_attributes[0].id };
+    const plans = await plansOf(async (repo) => {
+      await repo.firstPageCounted(chapter, 50);
+      await repo.firstPageCounted({ organizationId: org.organizationId }, 20);
+    });
+    expect(plans).toHaveLength(2);
+    walksOnly(plans[0], 'events_org_chapter_idx');
+    walksOnly(plans[1], 'events_org_idx');
+    for (const plan of plans) expect(plan).toMatch(uses(dialect === 'sqlite' ? 'sqlite_autoindex_event_counts_1' : 'event_counts_pk'));
+  });
+
   it("a player's CTAs: a deep page starts from event_pages' runs, then one range of the (organization, player, id) index; with the defaults, a merge of two ranges, not a sort", async () => {
     const own: EventFilter = { organizationId: org.organizationId, playerId: player.id };
     // Counts of a million in the first run of ids, so that the deep pages below are found through them.

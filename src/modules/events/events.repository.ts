@@ -88,6 +88,31 @@ export class EventsRepository {
   async list(f: EventFilter, page: Limit, total?: number): Promise<EventRow[]> {
     const read = nearerEnd(page, total);
     if (!read) return [];
+    return (await this.pageOf(f, page, read)).execute();
+  }
+
+  /**
+   * The first page and the filter's count in one statement: the count, from the maintained counts, is a
+   * scalar subquery that each row carries and the database computes once. Null when the page is empty
+   * (the count then needs a query of its own) or the filter searches text (whose count is a search).
+   */
+  async firstPageCounted(f: EventFilter, limit: number): Promise<{ rows: EventRow[]; total: number } | null> {
+    if (f.text) return null;
+    const page = { limit, offset: 0 };
+    const rows = await (
+      await this.pageOf(f, page, { ...page, reversed: false })
+    )
+      .select(() =>
+        this.counted(f)
+          .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'))
+          .as('listed_total'),
+      )
+      .execute();
+    if (rows.length === 0) return null;
+    return { rows: rows.map(({ listed_total: _, ...row }) => row), total: Number(rows[0].listed_total) };
+  }
+
+  private async pageOf(f: EventFilter, page: Limit, read: Limit & { reversed: boolean }) {
     const ranges = this.ranges(f);
     const deepest = ranges.length > 1 ? page.offset : read.offset;
     const start = deepest > DEEP_WALK ? await this.pageStart(f, page.offset) : null;
@@ -104,7 +129,7 @@ export class EventsRepository {
             .orderBy('events.id', walk.reversed ? 'desc' : 'asc')
             .limit(walk.limit)
             .offset(walk.offset);
-    return this.db.selectFrom('events').selectAll().where('events.id', 'in', ids).orderBy('events.id', 'asc').execute();
+    return this.db.selectFrom('events').selectAll('events').where('events.id', 'in', ids).orderBy('events.id', 'asc');
   }
 
   /**

@@ -123,6 +123,9 @@ export class EventsService {
       const [rows, total] = await Promise.all([this.repo.list(filter, page), this.repo.count(filter)]);
       return { rows, total };
     }
+    // The first page carries its count (one statement); a later one is read from the nearer end, which the count tells.
+    const first = page.offset === 0 ? await this.repo.firstPageCounted(filter, page.limit) : null;
+    if (first) return first;
     const total = await this.repo.count(filter);
     return { rows: await this.repo.list(filter, page, total), total };
   }
