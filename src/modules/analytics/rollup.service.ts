@@ -65,9 +65,15 @@ export class RollupService {
     return this.catchUp(signal);
   }
 
-  /** Adds every settled report not yet rolled up, batch by batch (on the rollups' thread, where there is one). */
-  catchUp(signal?: AbortSignal): Promise<RollupResult> {
-    return this.elsewhere ? this.elsewhere.catchUp(signal) : this.catchUpHere(signal);
+  /**
+   * Adds every settled report not yet rolled up, batch by batch. Where there is a rollups' thread, a
+   * backlog of more than one batch is added there (the thread starts for the first such backlog: an
+   * idle server does not pay for it); one batch or less, a few milliseconds of the event loop, here.
+   */
+  async catchUp(signal?: AbortSignal): Promise<RollupResult> {
+    if (!this.elsewhere) return this.catchUpHere(signal);
+    const backlog = (await this.repo.settledMaxId()) - (await this.repo.progress());
+    return backlog > this.batchSize ? this.elsewhere.catchUp(signal) : this.catchUpHere(signal);
   }
 
   /** Ends the rollups' thread, if any (the app's close). */
