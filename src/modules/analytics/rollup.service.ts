@@ -5,7 +5,7 @@ import { isPostgres } from '../../db/dialect.ts';
 import type { DB } from '../../db/schema.ts';
 import { scheduleRecurring } from '../housekeeping/recurring.ts';
 import { DistinctSketch } from './distinct-sketch.ts';
-import type { DayFigures, OrgDay, RollupRepository } from './rollup.repository.ts';
+import type { OrgDay, RollupRepository } from './rollup.repository.ts';
 
 export interface RollupOptions {
   /** Seconds from one run to the next (ANALYTICS_ROLLUP_SECONDS): the freshness of the rolled-up figures. */
@@ -92,11 +92,15 @@ export class RollupService {
       // Read outside the transaction, which then only writes: the reports up to `bound` are committed.
       // (One erased by a GDPR request meanwhile may still be counted: rollups keep figures and hashes.)
       const figures = await this.repo.figuresOf(from, to);
-      const distinct = await this.repo.distinctOf(from, to);
+      // The days' sketches are merged before the transaction too: only batches write them, and one that
+      // finds the progress moved is not applied, so what was read stands if it is. The transaction then
+      // only writes, and holds SQLite's one write lock for that alone (the server's writes wait it out).
+      const sketches = await this.sketchesWith(await this.repo.distinctOf(from, to));
       const applied = await this.db.transaction().execute(async (trx) => {
         const repo = this.repo.with(trx);
         if ((await repo.lockProgress()) !== from) return false;
-        await this.apply(repo, figures, distinct);
+        await repo.addToDays(figures);
+        if (sketches.length > 0) await repo.setOrgDays(sketches);
         await repo.setProgress(to);
         return true;
       });
@@ -121,22 +125,20 @@ export class RollupService {
     return { last_event_id: from, batches, complete: true };
   }
 
-  private async apply(repo: RollupRepository, figures: DayFigures[], distinct: Array<OrgDay & { kind: 'viewers' | 'emails'; value: string }>) {
-    await repo.addToDays(figures);
+  /** The organizations' days that a batch's distinct values fall on, their sketches with those values added. */
+  private async sketchesWith(distinct: Array<OrgDay & { kind: 'viewers' | 'emails'; value: string }>) {
     const key = (k: OrgDay) => `${k.organization_id}:${k.day}`;
     const days = new Map<string, OrgDay>();
     for (const d of distinct) days.set(key(d), { organization_id: d.organization_id, day: d.day });
-    if (days.size === 0) return;
-    const kept = new Map((await repo.orgDaySketches([...days.values()])).map((r) => [key(r), r]));
+    if (days.size === 0) return [];
+    const kept = new Map((await this.repo.orgDaySketches([...days.values()])).map((r) => [key(r), r]));
     const sketches = new Map(
       [...days.keys()].map((k) => [k, { viewers: DistinctSketch.from(kept.get(k)?.viewers), emails: DistinctSketch.from(kept.get(k)?.emails) }]),
     );
     for (const d of distinct) sketches.get(key(d))![d.kind].add(d.value);
-    await repo.setOrgDays(
-      [...days.entries()].map(([k, day]) => {
-        const s = sketches.get(k)!;
-        return { ...day, viewers: s.viewers.toBuffer(), emails: s.emails.toBuffer() };
-      }),
-    );
+    return [...days.entries()].map(([k, day]) => {
+      const s = sketches.get(k)!;
+      return { ...day, viewers: s.viewers.toBuffer(), emails: s.emails.toBuffer() };
+    });
   }
 }
