@@ -16,10 +16,7 @@ export class TokensRepository {
       'token',
       tokenHash,
       (db) =>
-        db
-          .selectFrom('api_tokens')
-          .leftJoin('users', 'users.id', 'api_tokens.user_id')
-          .leftJoin('users as creators', 'creators.id', 'api_tokens.created_by')
+        withPeople(db)
           .select([
             'api_tokens.id',
             'api_tokens.organization_id',
@@ -52,10 +49,7 @@ export class TokensRepository {
 
   /** An organization's tokens as listed (never their hashes): a user's email and role, and the creator's role. */
   private listed(organizationId: number) {
-    return this.db
-      .selectFrom('api_tokens')
-      .leftJoin('users', 'users.id', 'api_tokens.user_id')
-      .leftJoin('users as creators', 'creators.id', 'api_tokens.created_by')
+    return withPeople(this.db)
       .select([
         'api_tokens.id',
         'api_tokens.name',
@@ -84,6 +78,11 @@ export class TokensRepository {
   async deleteForUser(userId: number): Promise<void> {
     await this.db.deleteFrom('api_tokens').where('user_id', '=', userId).execute();
   }
+}
+
+/** Tokens with their user (`users`) and their creator (`creators`), either of which may be gone. */
+function withPeople(db: Kysely<DB>) {
+  return db.selectFrom('api_tokens').leftJoin('users', 'users.id', 'api_tokens.user_id').leftJoin('users as creators', 'creators.id', 'api_tokens.created_by');
 }
 
 /**
