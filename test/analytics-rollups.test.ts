@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { RollupRepository } from '../src/modules/analytics/rollup.repository.ts';
 import { RollupService } from '../src/modules/analytics/rollup.service.ts';
+import { RollupThread } from '../src/modules/analytics/rollup-thread.ts';
 import { jobHandlers } from '../src/modules/job-handlers.ts';
 import { BROWSER_UA, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
@@ -287,19 +288,34 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
 describe('analytics rollups of a SQLite file, on a thread of their own', () => {
   let t: TestApp;
   let dir: string;
+  let org: OrgContext;
+  let player: { id: number; uuid: string };
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-rollup-thread-'));
     t = await createTestApp('sqlite', {}, { sqlitePath: path.join(dir, 'reelbase.sqlite') });
+    org = await createOrg(t);
+    player = await createPlayer(org.api);
   });
   afterAll(async () => {
     await t.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('adds the reports on its own connection, without holding the event loop, and closes with the app', async () => {
-    const org = await createOrg(t);
-    const player = await createPlayer(org.api);
+  const summary = async () => (await org.api.get(`${P}/analytics/summary`)).body;
+  let backlogs = 0;
+  /** `count` starts of playback stored at once, each a load of its own. */
+  const backlog = (count: number) => {
+    const prefix = `backlog-${++backlogs}-`;
+    return sql`insert into analytics_events (organization_id, player_id, video_id, chapter, type, percent, visitor_id, session_id, device, browser, dedup_key, created_at)
+      with recursive n(i) as (select 1 union all select i + 1 from n where i < ${count})
+      select ${org.organizationId}, ${player.id}, null, 0, 'view', 0, ${prefix} || (i % 100), ${prefix} || i, 'desktop', 'Chrome', ${prefix} || i, ${Date.now()} from n`.execute(
+      t.database.db,
+    );
+  };
+  const threads = () => Number(/Threads:\s+(\d+)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))![1]);
+
+  it('adds a small backlog on the event loop, a large one on its own connection without holding the event loop', async () => {
     for (const [load, body] of [
       ['t1', { type: 'load' }],
       ['t1', { type: 'view', percent_watched: 0 }],
@@ -314,33 +330,69 @@ describe('analytics rollups of a SQLite file, on a thread of their own', () => {
       });
       expect(res.statusCode, res.body).toBe(204);
     }
-    const summary = async () => (await org.api.get(`${P}/analytics/summary`)).body;
+    const before = threads();
     expect(await t.services.analyticsRollups.catchUp()).toMatchObject({ batches: 1, complete: true });
+    expect(threads()).toBe(before);
     expect(await summary()).toMatchObject({ loads: 1, plays: 2, views: 2, completion_rate: 0.5, unique_viewers: 2 });
 
-    // A backlog of 30,000 starts of playback, each a load of its own: six batches of the thread's 5,000.
-    let backlogs = 0;
-    const backlog = (count: number) => {
-      const prefix = `backlog-${++backlogs}-`;
-      return sql`insert into analytics_events (organization_id, player_id, video_id, chapter, type, percent, visitor_id, session_id, device, browser, dedup_key, created_at)
-        with recursive n(i) as (select 1 union all select i + 1 from n where i < ${count})
-        select ${org.organizationId}, ${player.id}, null, 0, 'view', 0, ${prefix} || (i % 100), ${prefix} || i, 'desktop', 'Chrome', ${prefix} || i, ${Date.now()} from n`.execute(
-        t.database.db,
-      );
-    };
+    // Two batches of the thread's 20,000.
     await backlog(30_000);
     const loop = performance.eventLoopUtilization();
     const result = await t.services.analyticsRollups.catchUp();
     const held = performance.eventLoopUtilization(loop);
-    expect(result).toMatchObject({ batches: 6, complete: true });
+    expect(result).toMatchObject({ batches: 2, complete: true });
+    expect(threads()).toBeGreaterThan(before);
     expect(await summary()).toMatchObject({ plays: 30_002, views: 30_002 });
     // On the event loop, the run would have held it about half the time (it rests as long as each
     // batch held it); here the loop only waited for the thread's answer.
     expect(held.utilization).toBeLessThan(0.2);
+  });
 
-    // One batch or less is added on the event loop; more goes to the thread, which is gone with the app.
+  it('ends a run between batches when aborted (a shutdown); the next run adds the rest, each report once', async () => {
+    const { plays } = await summary();
+    await backlog(100_000);
+    const abort = new AbortController();
+    const run = t.services.analyticsRollups.catchUp(abort.signal);
+    abort.abort();
+    const stopped = await run;
+    expect(stopped.complete).toBe(false);
+    expect(stopped.batches).toBeLessThan(5);
+    expect(await t.services.analyticsRollups.catchUp()).toMatchObject({ complete: true });
+    expect((await summary()).plays).toBe(plays + 100_000);
+  });
+
+  it('a thread that cannot start fails its run; the next runs go on the event loop', async () => {
+    // A directory where the database file should be: the thread's connection cannot open it.
+    const rollups = new RollupService(
+      t.database.db,
+      { intervalSeconds: 1 },
+      new RollupRepository(t.database.db),
+      new RollupThread({ file: dir, intervalSeconds: 1 }),
+    );
+    const { plays } = await summary();
+    await backlog(2_500);
+    await expect(rollups.catchUp()).rejects.toThrow(/analytics rollups/);
+    expect(await rollups.catchUp()).toMatchObject({ batches: 3, complete: true });
+    expect((await summary()).plays).toBe(plays + 2_500);
+    await rollups.close();
+  });
+
+  it('closes with the app: the thread ends, and later runs go on the event loop', async () => {
+    // The thread started (a backlog of more than one batch), then the app closed.
+    await backlog(25_000);
+    await t.services.analyticsRollups.catchUp();
+    const before = threads();
     await t.app.close();
+    for (const deadline = Date.now() + 2_000; threads() >= before && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 20));
+    expect(threads()).toBeLessThan(before);
     await backlog(2_000);
-    await expect(t.services.analyticsRollups.catchUp()).rejects.toThrow(/closed/);
+    const after = await t.services.analyticsRollups.catchUp();
+    expect(after).toMatchObject({ batches: 2, complete: true });
+    const { last } = await t.database.db
+      .selectFrom('analytics_events')
+      .select((eb) => eb.fn.max('id').as('last'))
+      .executeTakeFirstOrThrow();
+    expect(after.last_event_id).toBe(Number(last));
+    expect(threads()).toBeLessThan(before);
   });
 });

@@ -10,10 +10,16 @@ export interface RollupThreadData {
   batchSize: number;
 }
 export type ToRollupThread = { type: 'catch-up'; id: number } | { type: 'abort'; id: number } | { type: 'close' };
-export type FromRollupThread = { type: 'done'; id: number; result: RollupResult } | { type: 'failed'; id: number; message: string } | { type: 'closed' };
+export type FromRollupThread =
+  { type: 'ready' } | { type: 'done'; id: number; result: RollupResult } | { type: 'failed'; id: number; message: string } | { type: 'closed' };
 
-/** Report ids per batch on the thread: its transaction only writes what the batch adds, so it stays short. */
-const THREAD_BATCH = 5_000;
+/**
+ * Report ids per batch on the thread. Its transaction only writes what the batch adds (the batch is read
+ * and its sketches merged before it), so it stays short whatever the size; and each of its commits
+ * drops every cached read of the server (another connection's commit, which does not say what it
+ * wrote), so fewer, larger batches.
+ */
+const THREAD_BATCH = 20_000;
 
 /**
  * Where the thread's code is: beside the bundle (dist/rollup-thread.cjs, built by scripts/build.mjs),
@@ -35,7 +41,8 @@ require(workerData.entry);
  * The rollups of a SQLite file run on a thread of their own (docs/analytics.md, "Rollups"): on the
  * server's event loop, a batch of 1,000 reports held every request about 6 ms (read, then added), and a
  * run catching up 60,000 reports did so sixty times. The thread opens its own connection to the file;
- * its commits reach the server's read cache as another connection's, once per batch.
+ * its commits reach the server's read cache as another connection's, which drops every cached read,
+ * once per batch.
  * Started for the first backlog of more than one batch (RollupService.catchUp), kept for the next
  * ones, closed with the app. It costs about 20 MB of memory (a V8 isolate and the modules it loads).
  */
@@ -44,8 +51,14 @@ export class RollupThread implements RollupRunner {
   private readonly waiting = new Map<number, { resolve(r: RollupResult): void; reject(e: Error): void }>();
   private nextId = 1;
   private closing: Promise<void> | null = null;
+  /** A thread that failed before it was ready (its file missing, the database not opened): not started again. */
+  private unavailable = false;
 
   constructor(private readonly data: Omit<RollupThreadData, 'batchSize'> & { batchSize?: number }) {}
+
+  accepts(): boolean {
+    return !this.closing && !this.unavailable;
+  }
 
   catchUp(signal?: AbortSignal): Promise<RollupResult> {
     if (this.closing) return Promise.reject(new Error('analytics rollups: the thread is closed'));
@@ -71,7 +84,9 @@ export class RollupThread implements RollupRunner {
     const worker = new Worker(BOOT, { eval: true, workerData: { ...data, ...threadEntry() } });
     // A thread waiting for work must not keep the process alive.
     worker.unref();
+    let ready = false;
     worker.on('message', (message: FromRollupThread) => {
+      if (message.type === 'ready') return void (ready = true);
       if (message.type === 'closed') return;
       const waiter = this.waiting.get(message.id);
       this.waiting.delete(message.id);
@@ -79,12 +94,14 @@ export class RollupThread implements RollupRunner {
       else waiter?.reject(new Error(`analytics rollups: ${message.message}`));
     });
     const fail = (err: Error) => {
-      // The next run starts a new thread (the job is retried; progress moved with each batch).
+      // The next run starts a new thread (the job is retried; progress moved with each batch), unless
+      // this one never got ready: then the runs stay on the event loop, and this run's error is logged.
       if (this.worker === worker) this.worker = null;
+      if (!ready) this.unavailable = true;
       for (const waiter of this.waiting.values()) waiter.reject(err);
       this.waiting.clear();
     };
-    worker.on('error', fail);
+    worker.on('error', (err) => fail(new Error(`analytics rollups: the thread failed: ${err.message || err.name || String(err)}`)));
     worker.on('exit', (code) => fail(new Error(`analytics rollups: the thread exited (${code})`)));
     this.worker = worker;
     return worker;

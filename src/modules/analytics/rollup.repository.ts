@@ -168,7 +168,11 @@ export class RollupRepository {
     }
   }
 
-  /** Sets the sketches of each organization day (already merged with the kept ones). */
+  /**
+   * Sets the sketches of each organization day (already merged with the kept ones). Only rollup batches
+   * write these rows, in the transaction that moves the progress: a batch merges them before its
+   * transaction, relying on that (RollupService.catchUpHere). Another writer must take the progress row too.
+   */
   async setOrgDays(rows: Array<OrgDay & DaySketches>): Promise<void> {
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       await this.db

@@ -29,6 +29,8 @@ const TASK = 'analytics-rollup' as const;
 
 /** Runs catch-ups elsewhere than on the event loop (src/modules/analytics/rollup-thread.ts, SQLite in a file). */
 export interface RollupRunner {
+  /** False once closed, or when it could not start: the runs then go where they are asked for. */
+  accepts(): boolean;
   catchUp(signal?: AbortSignal): Promise<RollupResult>;
   close(): Promise<void>;
 }
@@ -68,10 +70,11 @@ export class RollupService {
   /**
    * Adds every settled report not yet rolled up, batch by batch. Where there is a rollups' thread, a
    * backlog of more than one batch is added there (the thread starts for the first such backlog: an
-   * idle server does not pay for it); one batch or less, a few milliseconds of the event loop, here.
+   * idle server does not pay for it); one batch or less, a few milliseconds of the event loop, here,
+   * and so is every backlog once the thread is closed (a shutdown) or could not start.
    */
   async catchUp(signal?: AbortSignal): Promise<RollupResult> {
-    if (!this.elsewhere) return this.catchUpHere(signal);
+    if (!this.elsewhere?.accepts()) return this.catchUpHere(signal);
     const backlog = (await this.repo.settledMaxId()) - (await this.repo.progress());
     return backlog > this.batchSize ? this.elsewhere.catchUp(signal) : this.catchUpHere(signal);
   }
@@ -120,6 +123,9 @@ export class RollupService {
       if (from < bound && this.options.rest !== false) {
         const ms = Math.min(1000, Math.max(1, performance.eventLoopUtilization(held).active));
         await sleep(ms, undefined, { signal }).catch(() => undefined);
+      } else if (from < bound) {
+        // Without a rest, still one turn: the rollups' thread hears an abort (a shutdown) between batches.
+        await new Promise((resolve) => setImmediate(resolve));
       }
     }
     return { last_event_id: from, batches, complete: true };

@@ -19,6 +19,7 @@ const rollups = new RollupService(
 );
 const running = new Map<number, { abort: AbortController; done: Promise<unknown> }>();
 const port = parentPort!;
+port.postMessage({ type: 'ready' } satisfies FromRollupThread);
 
 port.on('message', (message: ToRollupThread) => {
   if (message.type === 'abort') return running.get(message.id)?.abort.abort();
