@@ -84,17 +84,23 @@ export class ReadCache {
     const total = this.clock.now();
     if (total === null) return load(new TablesRead(this.clock.generations));
     const space = this.space(namespace);
+    const kept = this.standing(space, key);
+    return kept !== undefined ? (kept as T) : this.fill(space, key, total, load, organizationOf);
+  }
+
+  /** The value kept under `key` while it stands (a hit); undefined is a miss, and a value that no longer stands is dropped. */
+  private standing(space: Space, key: string | number): unknown {
     const hit = space.rows.get(key);
     if (hit !== undefined) {
       if (hit.stamp === this.stampOf(space, hit.organization)) {
         space.hits++;
-        return hit.value as T;
+        return hit.value;
       }
       space.rows.delete(key);
       this.size--;
     }
     space.misses++;
-    return this.fill(space, key, total, load, organizationOf);
+    return undefined;
   }
 
   private stampOf(space: Space, organization: Owners): number {
@@ -118,18 +124,9 @@ export class ReadCache {
     const found = new Map<K, T>();
     const missing: K[] = [];
     for (const key of keys) {
-      const hit = space.rows.get(key);
-      if (hit !== undefined) {
-        if (hit.stamp === this.stampOf(space, hit.organization)) {
-          space.hits++;
-          found.set(key, hit.value as T);
-          continue;
-        }
-        space.rows.delete(key);
-        this.size--;
-      }
-      space.misses++;
-      missing.push(key);
+      const kept = this.standing(space, key);
+      if (kept !== undefined) found.set(key, kept as T);
+      else missing.push(key);
     }
     if (missing.length === 0) return found;
     return this.fillMany(space, missing, total, load, organizationOf).then((loaded) => {

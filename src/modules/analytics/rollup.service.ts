@@ -75,8 +75,9 @@ export class RollupService {
    */
   async catchUp(signal?: AbortSignal): Promise<RollupResult> {
     if (!this.elsewhere?.accepts()) return this.catchUpHere(signal);
-    const backlog = (await this.repo.settledMaxId()) - (await this.repo.progress());
-    return backlog > this.batchSize ? this.elsewhere.catchUp(signal) : this.catchUpHere(signal);
+    const bound = await this.repo.settledMaxId();
+    const from = await this.repo.progress();
+    return bound - from > this.batchSize ? this.elsewhere.catchUp(signal) : this.catchUpHere(signal, { bound, from });
   }
 
   /** Ends the rollups' thread, if any (the app's close). */
@@ -84,9 +85,10 @@ export class RollupService {
     await this.elsewhere?.close();
   }
 
-  private async catchUpHere(signal?: AbortSignal): Promise<RollupResult> {
-    const bound = await this.repo.settledMaxId();
-    let from = await this.repo.progress();
+  /** `known`: the bound and the progress, when the caller has just read them. */
+  private async catchUpHere(signal?: AbortSignal, known?: { bound: number; from: number }): Promise<RollupResult> {
+    const bound = known?.bound ?? (await this.repo.settledMaxId());
+    let from = known?.from ?? (await this.repo.progress());
     let batches = 0;
     while (from < bound) {
       if (signal?.aborted) return { last_event_id: from, batches, complete: false };

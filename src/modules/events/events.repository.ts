@@ -99,15 +99,7 @@ export class EventsRepository {
   async firstPageCounted(f: EventFilter, limit: number): Promise<{ rows: EventRow[]; total: number } | null> {
     if (f.text) return null;
     const page = { limit, offset: 0 };
-    const rows = await (
-      await this.pageOf(f, page, { ...page, reversed: false })
-    )
-      .select(() =>
-        this.counted(f)
-          .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'))
-          .as('listed_total'),
-      )
-      .execute();
+    const rows = await (await this.pageOf(f, page, { ...page, reversed: false })).select(() => this.countedTotal(f).as('listed_total')).execute();
     if (rows.length === 0) return null;
     return { rows: rows.map(({ listed_total: _, ...row }) => row), total: Number(rows[0].listed_total) };
   }
@@ -196,9 +188,7 @@ export class EventsRepository {
           .select((eb) => eb.fn.countAll<number>().as('n'))
           .where(this.where(f))
           .executeTakeFirstOrThrow()
-      : await this.counted(f)
-          .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'))
-          .executeTakeFirstOrThrow();
+      : await this.countedTotal(f).executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -216,6 +206,11 @@ export class EventsRepository {
           .groupBy(column)
           .execute();
     return Object.fromEntries(rows.map((r) => [r.k, Number(r.n)]));
+  }
+
+  /** The sum of the `event_counts` rows a filter without text covers: its count, as a query of one row `n`. */
+  private countedTotal(f: EventFilter) {
+    return this.counted(f).select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'));
   }
 
   /** The rows of `event_counts` (migration 0021) that a filter without text covers. */
