@@ -9,6 +9,8 @@ import { UNCACHED_TABLES } from '../src/db/uncached-tables.ts';
 import { readReach } from '../src/db/write-reach.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { uncoveredTables } from '../src/db/pg-change-triggers.ts';
+import { ORGANIZATION_CHANNEL } from '../src/db/pg-connection.ts';
+import { pgDriver } from '../src/db/pg-driver.ts';
 import { createTestApp, dialects, type Client, type TestApp } from './helpers/harness.ts';
 import { BROWSER_UA, createOrg, createPlayer, createUser, userClient, type OrgContext } from './helpers/factories.ts';
 
@@ -217,9 +219,22 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     // PostgreSQL: the notifications of those commits, per organization, have arrived too.
     await notificationsLanded();
     expect(await cached()).toBe(true);
-    // Another CTA of its own organization: the statement says whose rows it wrote, not which, so the
-    // cached one is read afresh.
-    await newCta();
+    // Its own organization's CTAs created, and another of its CTAs changed and deleted: those statements
+    // say which of its rows they touched (none that existed, or that one), so the cached CTA stands.
+    const mine = await newCta();
+    expect((await org.api.patch(`${P}/ctas/${mine.id}`, { html: 'mine' })).status).toBe(200);
+    expect((await org.api.delete(`${P}/ctas/${mine.id}`)).status).toBeLessThan(300);
+    await notificationsLanded();
+    expect(await cached()).toBe(true);
+    // A statement over its organization's rows that does not say which: read afresh.
+    await t.database.db.updateTable('events').set({ html: 'before' }).where('organization_id', '=', org.organizationId).where('id', '>=', cta.id).execute();
+    await notificationsLanded();
+    expect(await cached()).toBe(false);
+    expect(await cached()).toBe(true);
+    // That row itself, by its organization and id: read afresh, and seen.
+    await t.database.db.updateTable('events').set({ html: 'changed' }).where('organization_id', '=', org.organizationId).where('id', '=', cta.id).execute();
+    expect((await org.api.get(`${P}/ctas/${cta.id}`)).body.html).toBe('changed');
+    await t.database.db.updateTable('events').set({ html: 'before' }).where('organization_id', '=', org.organizationId).where('id', '=', cta.id).execute();
     await notificationsLanded();
     expect(await cached()).toBe(false);
     expect(await cached()).toBe(true);
@@ -594,6 +609,43 @@ describe.runIf(dialects.includes('postgres'))('change notifications on postgres'
     await other.db.updateTable('events').set({ html: 'announced' }).where('id', '=', cta.id).execute();
     await until('notified', () => t.database.clock.now() !== before);
     expect((await org.api.get(`${P}/ctas/${cta.id}`)).body.html).toBe('announced');
+  });
+
+  it("tells, per organization, a row added, or which row changed for a transaction's first 8 rows", async () => {
+    const { schema } = (await sql<{ schema: string }>`select current_schema() as schema`.execute(t.database.db)).rows[0];
+    const listener = new (pgDriver().Client)({ connectionString: process.env.TEST_DATABASE_URL });
+    await listener.connect();
+    const heard: string[] = [];
+    const prefix = `${schema} events `;
+    listener.on('notification', (n) => {
+      if (n.channel === ORGANIZATION_CHANNEL && n.payload?.startsWith(prefix)) heard.push(n.payload.slice(prefix.length));
+    });
+    await listener.query(`listen ${ORGANIZATION_CHANNEL}`);
+    const o = org.organizationId;
+    try {
+      const player = await createPlayer(org.api);
+      const chapter = player.chapters_attributes[0].id;
+      const ids: number[] = [];
+      for (let i = 0; i < 10; i++) ids.push((await postCta(org.api, chapter, `n${i}`)).body.id);
+      await until('ten inserts heard', () => heard.length >= 10);
+      expect(heard).toEqual(ids.map(() => `${o} insert`));
+      heard.length = 0;
+      expect((await org.api.patch(`${P}/ctas/${ids[3]}`, { html: 'one' })).status).toBe(200);
+      await until('the update heard', () => heard.length >= 1);
+      expect(heard).toEqual([`${o} row ${ids[3]}`]);
+      heard.length = 0;
+      // One statement over the ten: eight rows told, the other two by their organization (folded into one).
+      await t.database.db.updateTable('events').set({ html: 'all' }).where('organization_id', '=', o).where('chapter_id', '=', chapter).execute();
+      await until('the ten rows heard', () => heard.length >= 9);
+      await sleep(50);
+      expect(heard).toHaveLength(9);
+      expect(heard.filter((p) => p === `${o}`)).toHaveLength(1);
+      const told = heard.filter((p) => p !== `${o}`).map((p) => Number(/^\d+ row (\d+)$/.exec(p)?.[1]));
+      expect(new Set(told).size).toBe(8);
+      for (const id of told) expect(ids).toContain(id);
+    } finally {
+      await listener.end();
+    }
   });
 
   it("catches, by its own commits' notifications per table, a change its reach did not know", async () => {

@@ -21,7 +21,8 @@
  * `data_version` each looks at before a cached read (src/db/change-bell.ts; `strictChanges`).
  */
 import type { ChangeBell } from './change-bell.ts';
-import { ownScope, WriteReach } from './write-reach.ts';
+import { ownRows, ownScope, WriteReach } from './write-reach.ts';
+import type { RowsTouched } from './write-scope.ts';
 
 /**
  * Our own writes name the tables they changed (src/db/write-reach.ts), so that a cached read is
@@ -39,9 +40,10 @@ export class Generations {
 
   /**
    * `tables` may have changed (null: any table); `scoped`: those of them whose changed rows are all of
-   * one organization, with that organization.
+   * one organization, with that organization; `rows`: which of that organization's existing rows of
+   * such a table the change can have touched (src/db/write-scope.ts; not told: 'some').
    */
-  moved(tables: readonly string[] | null, scoped?: ReadonlyMap<string, number> | null): void {
+  moved(tables: readonly string[] | null, scoped?: ReadonlyMap<string, number> | null, rows?: ReadonlyMap<string, RowsTouched> | null): void {
     this.total++;
     if (tables === null) {
       this.everything++;
@@ -49,11 +51,16 @@ export class Generations {
     }
     for (const table of tables) {
       let count = this.byTable.get(table);
-      if (!count) this.byTable.set(table, (count = { all: 0, shared: 0, byOrganization: new Map() }));
+      if (!count) this.byTable.set(table, (count = { all: 0, shared: 0, byOrganization: new Map(), rows: new RowChanges() }));
       count.all++;
       const organization = scoped?.get(table);
-      if (organization === undefined) count.shared++;
-      else count.byOrganization.set(organization, (count.byOrganization.get(organization) ?? 0) + 1);
+      if (organization === undefined) {
+        count.shared++;
+        count.rows.unknown++;
+        continue;
+      }
+      count.byOrganization.set(organization, (count.byOrganization.get(organization) ?? 0) + 1);
+      count.rows.moved(organization, rows?.get(table) ?? 'some');
     }
   }
 
@@ -79,9 +86,79 @@ export class Generations {
     return sum;
   }
 
+  /**
+   * `ofOrganization` for a value that read one existing row of `row.table` (by its id) and any rows of
+   * the other tables: changes of that table that added rows or touched only its other rows leave it.
+   */
+  ofRow(tables: ReadonlySet<string> | null, organization: number, row: RowRead): number {
+    if (tables === null) return this.total;
+    let sum = this.everything;
+    for (const table of tables) {
+      const count = this.byTable.get(table);
+      if (!count) continue;
+      if (table === row.table) sum += count.rows.of(organization, row.id);
+      else sum += count.shared + (count.byOrganization.get(organization) ?? 0);
+    }
+    return sum;
+  }
+
   /** The count of changes of one table (those of unknown reach included). */
   ofTable(table: string): number {
     return this.everything + (this.byTable.get(table)?.all ?? 0);
+  }
+
+  /** The count of changes of `table` that can have touched its existing row `id`, of any organization. */
+  ofTableRow(table: string, id: number): number {
+    return this.everything + (this.byTable.get(table)?.rows.ofAny(id) ?? 0);
+  }
+}
+
+/** One existing row of a table, read by its id. */
+export interface RowRead {
+  table: string;
+  id: number;
+}
+
+const MAX_ROWS_FOLLOWED = 10_000;
+
+/**
+ * A table's changes as they bear on single rows read by id: those of one row, those of an
+ * organization's rows not told which, and those of anyone's (`unknown`). Inserts are in none of them:
+ * a plain insert changes no row that exists, and a missing row is never cached (src/db/read-cache.ts).
+ */
+class RowChanges {
+  unknown = 0;
+  private readonly byOrganization = new Map<number, number>();
+  private readonly byRow = new Map<number, number>();
+  /** byOrganization's counts summed. */
+  private someOfAny = 0;
+
+  moved(organization: number, rows: RowsTouched): void {
+    if (rows === 'none') return;
+    if (rows === 'some') {
+      this.someOfAny++;
+      this.byOrganization.set(organization, (this.byOrganization.get(organization) ?? 0) + 1);
+      return;
+    }
+    // Rows written one by one are followed up to a bound; past it their counts go into `unknown`, by
+    // more than any of them had, so that every sum that held one of them moves.
+    if (this.byRow.size >= MAX_ROWS_FOLLOWED && !this.byRow.has(rows)) {
+      let most = 0;
+      for (const n of this.byRow.values()) most = Math.max(most, n);
+      this.byRow.clear();
+      this.unknown += most + 1;
+    }
+    this.byRow.set(rows, (this.byRow.get(rows) ?? 0) + 1);
+  }
+
+  /** Moves whenever the organization's row `id` may have changed. */
+  of(organization: number, id: number): number {
+    return this.unknown + (this.byOrganization.get(organization) ?? 0) + (this.byRow.get(id) ?? 0);
+  }
+
+  /** Moves whenever row `id` may have changed, whoever's it is. */
+  ofAny(id: number): number {
+    return this.unknown + this.someOfAny + (this.byRow.get(id) ?? 0);
   }
 }
 
@@ -92,6 +169,8 @@ interface TableCount {
   shared: number;
   /** Those that changed only one organization's rows, by organization. */
   byOrganization: Map<number, number>;
+  /** The same changes, as they bear on rows read by id. */
+  rows: RowChanges;
 }
 
 export interface ChangeClock {
@@ -121,9 +200,9 @@ export class SqliteChangeClock implements ChangeClock {
    * Our own connection's statement changed rows (data_version only counts other connections);
    * `organization`: whose rows of its own table it changed, when its tree says (src/db/write-scope.ts).
    */
-  changed(statement: string, organization: number | null = null): void {
+  changed(statement: string, organization: number | null = null, rows: RowsTouched = 'some'): void {
     const reach = this.reach.of(statement);
-    this.generations.moved(reach.tables, ownScope(reach, organization));
+    this.generations.moved(reach.tables, ownScope(reach, organization), ownRows(reach, rows));
   }
 
   now(): number | null {
@@ -167,8 +246,13 @@ export class PgChangeClock implements ChangeClock {
    * `committed`: other connections can see it already, so the bell rings (a write inside a transaction
    * waits for its COMMIT); `scoped`: the tables whose changed rows are all of one organization's.
    */
-  changed(tables: readonly string[] | null, committed: boolean, scoped?: ReadonlyMap<string, number> | null): void {
-    this.generations.moved(tables, scoped);
+  changed(
+    tables: readonly string[] | null,
+    committed: boolean,
+    scoped?: ReadonlyMap<string, number> | null,
+    rows?: ReadonlyMap<string, RowsTouched> | null,
+  ): void {
+    this.generations.moved(tables, scoped, rows);
     if (!this.bell || !committed) return;
     // The write itself succeeded: a bell that cannot ring (busy past its timeout, a full disk) must
     // not fail it. The siblings could then miss it, so nothing is cached until a ring gets through.
@@ -190,9 +274,13 @@ export class PgChangeClock implements ChangeClock {
     );
   }
 
-  /** A notification says one of our own pool's connections committed a change to `table` (of `organization`'s rows, when it says). */
-  notifiedOwn(table: string, organization: number | null = null): void {
-    this.generations.moved([table], organization === null ? null : new Map([[table, organization]]));
+  /**
+   * A notification says one of our own pool's connections committed a change to `table` (of
+   * `organization`'s rows, when it says; and which of them, when it says: src/db/pg-change-triggers.ts).
+   */
+  notifiedOwn(table: string, organization: number | null = null, rows: RowsTouched = 'some'): void {
+    if (organization === null) this.generations.moved([table]);
+    else this.generations.moved([table], new Map([[table, organization]]), rows === 'some' ? null : new Map([[table, rows]]));
   }
 
   /** A notification says another connection committed a change to our schema. */

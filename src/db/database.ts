@@ -12,7 +12,7 @@ import { listenForChanges, wrapPgPool } from './pg-connection.ts';
 import { attachReadCache, ReadCache } from './read-cache.ts';
 import { SERVER_CHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { wrapSqlite } from './sqlite-connection.ts';
-import { organizationBeingWritten, scopingWrites } from './write-scope.ts';
+import { organizationBeingWritten, rowsBeingWritten, scopingWrites } from './write-scope.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -63,7 +63,7 @@ export function openDatabase(options: DatabaseOptions): Database {
           pool: wrapPgPool(pool, {
             reach: clock.reach,
             backends: own,
-            onChange: (tables, committed, scoped) => clock.changed(tables, committed, scoped),
+            onChange: (tables, committed, scoped, rows) => clock.changed(tables, committed, scoped, rows),
           }),
         }),
       ),
@@ -104,7 +104,7 @@ export function openDatabase(options: DatabaseOptions): Database {
   const clock = new SqliteChangeClock(() => dataVersion.get() as number, options.strictChanges ? 0 : 1);
   // The driver runs the statement inside `executeQuery`, where the organization it writes is told.
   const dialect: Dialect = scopingWrites(
-    new SqliteDialect({ database: wrapSqlite(sqlite, (statement) => clock.changed(statement, organizationBeingWritten())) }),
+    new SqliteDialect({ database: wrapSqlite(sqlite, (statement) => clock.changed(statement, organizationBeingWritten(), rowsBeingWritten())) }),
   );
   const db = new Kysely<DB>({ dialect });
   attachReadCache(db, new ReadCache(clock));

@@ -8,6 +8,8 @@ const FUNCTION = 'reelbase_notify_change';
 // function's body with its own at its start, leaves this one alone.
 const ORGANIZATION_FUNCTION = 'reelbase_notify_organization_change';
 const ROW_TRIGGER = 'reelbase_changes_rows';
+/** How many rows' ids a transaction's notifications tell (`row <id>`); its other rows are told by organization. */
+const ROWS_TOLD = 8;
 const TRUNCATE_TRIGGER = 'reelbase_changes_truncate';
 
 /**
@@ -35,19 +37,30 @@ export async function installChangeTriggers(db: Kysely<any>): Promise<Set<string
         return null;
       end
       $$`.execute(trx);
+    // Per row, the organization and what the row was to it: `insert` (a row added, no row that existed
+    // changed), or `row <id>` for an update or delete, for the first ROWS_TOLD rows of a transaction
+    // (distinct payloads are not folded: a statement over a million rows must not send a million).
     await sql`
       create or replace function ${sql.ref(ORGANIZATION_FUNCTION)}() returns trigger language plpgsql as $$
       declare
         tbl text := tg_table_schema || ' ' || tg_table_name || ' ';
+        rec jsonb;
+        told int;
       begin
         perform pg_notify(${sql.lit(CHANGE_CHANNEL)}, tg_table_schema);
         perform pg_notify(${sql.lit(TABLE_CHANNEL)}, tg_table_schema || ' ' || tg_table_name);
         if tg_level = 'STATEMENT' then
           perform pg_notify(${sql.lit(ORGANIZATION_CHANNEL)}, tbl);
-        else
+        elsif tg_op = 'INSERT' then
           -- Read through to_jsonb: a migration that drops the column must not make the table's writes fail.
-          if tg_op <> 'INSERT' then perform pg_notify(${sql.lit(ORGANIZATION_CHANNEL)}, tbl || coalesce(to_jsonb(old) ->> 'organization_id', '')); end if;
-          if tg_op <> 'DELETE' then perform pg_notify(${sql.lit(ORGANIZATION_CHANNEL)}, tbl || coalesce(to_jsonb(new) ->> 'organization_id', '')); end if;
+          perform pg_notify(${sql.lit(ORGANIZATION_CHANNEL)}, tbl || coalesce(to_jsonb(new) ->> 'organization_id', '') || ' insert');
+        else
+          told := coalesce(nullif(current_setting('reelbase.rows_told', true), ''), '0')::int + 1;
+          perform set_config('reelbase.rows_told', told::text, true);
+          foreach rec in array case when tg_op = 'UPDATE' then array[to_jsonb(old), to_jsonb(new)] else array[to_jsonb(old)] end loop
+            perform pg_notify(${sql.lit(ORGANIZATION_CHANNEL)}, tbl || coalesce(rec ->> 'organization_id', '')
+              || case when told <= ${sql.lit(ROWS_TOLD)} and rec ->> 'id' ~ '^[0-9]{1,15}$' then ' row ' || (rec ->> 'id') else '' end);
+          end loop;
         end if;
         return null;
       end

@@ -3,8 +3,8 @@ import { pgDriver } from './pg-driver.ts';
 import type { PostgresPool } from 'kysely';
 import type { PgChangeClock } from './change-clock.ts';
 import { writesOnlyUncached } from './uncached-tables.ts';
-import { ownScope, type StatementReach, type WriteReach } from './write-reach.ts';
-import { organizationBeingWritten } from './write-scope.ts';
+import { ownRows, ownScope, type StatementReach, type WriteReach } from './write-reach.ts';
+import { organizationBeingWritten, rowsBeingWritten, type RowsTouched } from './write-scope.ts';
 import { isAnalysisError, isPoolerLoss, isStalePlan, StatementNames } from './pg-statement-names.ts';
 
 /** The channel the change triggers notify on (src/db/pg-change-triggers.ts); the payload is the schema. */
@@ -18,9 +18,24 @@ export const TABLE_CHANNEL = 'reelbase_changes_tables';
 
 /**
  * A table with an organization_id column: its commits, one notification per organization whose rows
- * changed (payload: `<schema> <table> <organization>`, the organization empty when not one).
+ * changed (payload: `<schema> <table> <organization>`, the organization empty when not one), followed
+ * by ` insert` for a row added, or ` row <id>` for one of the first rows a transaction updated or
+ * deleted (src/db/pg-change-triggers.ts).
  */
 export const ORGANIZATION_CHANNEL = 'reelbase_changes_organizations';
+
+/**
+ * An ORGANIZATION_CHANNEL payload after its schema: the table, the organization (null: not told) and
+ * which of its rows (anything not understood, e.g. an earlier release's payload, is 'some').
+ */
+export function parseOrganizationPayload(rest: string): { table: string; organization: number | null; rows: RowsTouched } {
+  const [table, whose, kind, id, ...more] = rest.split(' ');
+  const organization = whose ? Number(whose) : NaN;
+  if (!Number.isSafeInteger(organization)) return { table, organization: null, rows: 'some' };
+  const row = kind === 'row' && id && /^[0-9]{1,15}$/.test(id) ? Number(id) : null;
+  const rows: RowsTouched = more.length > 0 ? 'some' : kind === 'insert' && id === undefined ? 'none' : row !== null ? row : 'some';
+  return { table, organization, rows };
+}
 
 const wrapped = new WeakSet<object>();
 
@@ -44,13 +59,37 @@ export interface PoolWatch {
    * Tables that may have changed (null: unknown); `committed`: other connections can see it already;
    * `scoped`: those of the tables whose changed rows are all of one organization, with it.
    */
-  onChange: (tables: readonly string[] | null, committed: boolean, scoped: ReadonlyMap<string, number> | null) => void;
+  onChange: (
+    tables: readonly string[] | null,
+    committed: boolean,
+    scoped: ReadonlyMap<string, number> | null,
+    rows: ReadonlyMap<string, RowsTouched> | null,
+  ) => void;
 }
 
-function scopedOf(written: ReadonlyMap<string, number | null>): ReadonlyMap<string, number> | null {
+/** What a transaction wrote to one table: the one organization whose rows it changed (null: any), and which of them. */
+interface Written {
+  organization: number | null;
+  rows: RowsTouched;
+}
+
+/** Two writes to a table as one: the same organization's, or anyone's; one row only when both touched only it (or none). */
+function both(a: Written, b: Written): Written {
+  if (a.organization === null || a.organization !== b.organization) return { organization: null, rows: 'some' };
+  const rows = a.rows === 'none' ? b.rows : b.rows === 'none' || a.rows === b.rows ? a.rows : 'some';
+  return { organization: a.organization, rows };
+}
+
+function scopedOf(written: ReadonlyMap<string, Written>): ReadonlyMap<string, number> | null {
   let scoped: Map<string, number> | null = null;
-  for (const [table, organization] of written) if (organization !== null) (scoped ??= new Map()).set(table, organization);
+  for (const [table, { organization }] of written) if (organization !== null) (scoped ??= new Map()).set(table, organization);
   return scoped;
+}
+
+function rowsOf(written: ReadonlyMap<string, Written>): ReadonlyMap<string, RowsTouched> | null {
+  let touched: Map<string, RowsTouched> | null = null;
+  for (const [table, { organization, rows }] of written) if (organization !== null && rows !== 'some') (touched ??= new Map()).set(table, rows);
+  return touched;
 }
 
 const processIdOf = (client: object): number | undefined => (client as { processID?: number }).processID;
@@ -86,24 +125,27 @@ export function wrapPgPool(pool: pg.Pool, watch: PoolWatch): PostgresPool {
         let wrote = false;
         let inTransaction = false;
         // What the open transaction wrote, each table with the one organization whose rows it changed
-        // (null: any); null once one of its statements could be anywhere.
-        let written: Map<string, number | null> | null = new Map();
+        // (null: any) and which of them; null once one of its statements could be anywhere.
+        let written: Map<string, Written> | null = new Map();
         const ended = (committed: boolean) => {
-          if (wrote) watch.onChange(written && [...written.keys()], committed, written && scopedOf(written));
+          if (wrote) watch.onChange(written && [...written.keys()], committed, written && scopedOf(written), written && rowsOf(written));
           wrote = false;
           inTransaction = false;
         };
-        const wroteTo = (reach: StatementReach, organization: number | null) => {
+        const wroteTo = (reach: StatementReach, organization: number | null, rows: RowsTouched) => {
           wrote = true;
           const { tables } = reach;
           const scoped = ownScope(reach, organization);
+          const touched = ownRows(reach, rows);
           if (tables === null) written = null;
           else if (written)
             for (const table of tables) {
               const whose = scoped?.get(table) ?? null;
-              written.set(table, written.has(table) && written.get(table) !== whose ? null : whose);
+              const write: Written = { organization: whose, rows: whose === null ? 'some' : (touched?.get(table) ?? 'some') };
+              const before = written.get(table);
+              written.set(table, before ? both(before, write) : write);
             }
-          watch.onChange(tables, !inTransaction, scoped);
+          watch.onChange(tables, !inTransaction, scoped, touched);
         };
         // Kysely's statements (a text and its parameters) go as prepared statements once they recur
         // (src/db/pg-statement-names.ts); not before this process's migrations have run, one of which
@@ -128,6 +170,7 @@ export function wrapPgPool(pool: pg.Pool, watch: PoolWatch): PostgresPool {
         (client as { query: unknown }).query = async (...args: unknown[]) => {
           // Told while Kysely's connection hands the statement over, before its first await (src/db/write-scope.ts).
           const organization = organizationBeingWritten();
+          const rows = rowsBeingWritten();
           let result: pg.QueryResult | pg.QueryResult[];
           const text = textOf(args[0]);
           try {
@@ -137,12 +180,12 @@ export function wrapPgPool(pool: pg.Pool, watch: PoolWatch): PostgresPool {
             // COMMIT counts as done, and a write outside a transaction as made. A statement that
             // failed inside a transaction made nothing visible; the transaction goes on or rolls back.
             if (/^\s*commit\b/i.test(text)) ended(true);
-            else if (!inTransaction && !/^\s*select\b/i.test(text) && !writesOnlyUncached(text)) wroteTo(watch.reach.of(text), organization);
+            else if (!inTransaction && !/^\s*select\b/i.test(text) && !writesOnlyUncached(text)) wroteTo(watch.reach.of(text), organization, rows);
             throw err;
           }
           // Several statements in one text (a simple query) answer one result each: where they wrote is not told.
           if (Array.isArray(result)) {
-            wroteTo({ tables: null, own: null }, null);
+            wroteTo({ tables: null, own: null }, null, 'some');
             return result;
           }
           const command = (result as pg.QueryResult | undefined)?.command;
@@ -156,7 +199,7 @@ export function wrapPgPool(pool: pg.Pool, watch: PoolWatch): PostgresPool {
           else if (command === 'COMMIT' || (command === 'ROLLBACK' && !/^\s*rollback\s+to\b/i.test(text))) {
             ended(command === 'COMMIT');
           } else if ((!result || !unchanged(result)) && !writesOnlyUncached(text)) {
-            wroteTo(watch.reach.of(text), organization);
+            wroteTo(watch.reach.of(text), organization, rows);
           }
           return result;
         };
@@ -223,9 +266,8 @@ export function listenForChanges(config: pg.ClientConfig, clock: PgChangeClock, 
           if (n.channel === TABLE_CHANNEL) {
             if (!clock.organizationTables.has(rest)) clock.notifiedOwn(rest);
           } else {
-            const space = rest.indexOf(' ');
-            const organization = space < 0 ? NaN : Number(rest.slice(space + 1) || NaN);
-            clock.notifiedOwn(space < 0 ? rest : rest.slice(0, space), Number.isSafeInteger(organization) ? organization : null);
+            const { table, organization, rows } = parseOrganizationPayload(rest);
+            clock.notifiedOwn(table, organization, rows);
           }
         }
       });

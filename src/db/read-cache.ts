@@ -9,7 +9,7 @@ import type {
   UnknownRow,
 } from 'kysely';
 import type { MaybePromise } from '../lib/maybe-promise.ts';
-import type { ChangeClock, Generations } from './change-clock.ts';
+import type { ChangeClock, Generations, RowRead } from './change-clock.ts';
 
 const DEFAULT_CAPACITY = 10_000;
 
@@ -19,16 +19,24 @@ export class TablesRead {
   /** A query whose tables could not be told (raw SQL): only a database that did not change at all keeps its answer. */
   unknown = false;
 
-  constructor(private readonly generations: Generations) {}
+  /** `row`: the load reads one existing row of that table, by id, and changes of its other rows do not matter. */
+  constructor(
+    private readonly generations: Generations,
+    private readonly row?: RowRead,
+  ) {}
 
   add(table: string): void {
-    if (!this.seen.has(table)) this.seen.set(table, this.generations.ofTable(table));
+    if (!this.seen.has(table)) this.seen.set(table, this.countOf(table));
   }
 
   /** Whether no table read has changed since it was read. */
   unchanged(): boolean {
-    for (const [table, count] of this.seen) if (this.generations.ofTable(table) !== count) return false;
+    for (const [table, count] of this.seen) if (this.countOf(table) !== count) return false;
     return true;
+  }
+
+  private countOf(table: string): number {
+    return this.row?.table === table ? this.generations.ofTableRow(table, this.row.id) : this.generations.ofTable(table);
   }
 }
 
@@ -41,6 +49,7 @@ export type Owners = number | readonly number[] | null;
 interface Entry {
   value: unknown;
   organization: Owners;
+  row: RowRead | undefined;
   /** What `stampOf` gave when it was read: it stands while no write it depends on was made. */
   stamp: number;
 }
@@ -80,19 +89,20 @@ export class ReadCache {
     key: string | number,
     load: (read: TablesRead) => Promise<T | undefined>,
     organizationOf?: (row: T) => Owners,
+    row?: RowRead,
   ): MaybePromise<T | undefined> {
     const total = this.clock.now();
     if (total === null) return load(new TablesRead(this.clock.generations));
     const space = this.space(namespace);
     const kept = this.standing(space, key);
-    return kept !== undefined ? (kept as T) : this.fill(space, key, total, load, organizationOf);
+    return kept !== undefined ? (kept as T) : this.fill(space, key, total, load, organizationOf, row);
   }
 
   /** The value kept under `key` while it stands (a hit); undefined is a miss, and a value that no longer stands is dropped. */
   private standing(space: Space, key: string | number): unknown {
     const hit = space.rows.get(key);
     if (hit !== undefined) {
-      if (hit.stamp === this.stampOf(space, hit.organization)) {
+      if (hit.stamp === this.stampOf(space, hit.organization, hit.row)) {
         space.hits++;
         return hit.value;
       }
@@ -103,9 +113,12 @@ export class ReadCache {
     return undefined;
   }
 
-  private stampOf(space: Space, organization: Owners): number {
+  private stampOf(space: Space, organization: Owners, row: RowRead | undefined): number {
     const { generations } = this.clock;
-    return organization === null ? generations.of(space.tables) : generations.ofOrganization(space.tables, organization);
+    if (organization === null) return generations.of(space.tables);
+    return row && typeof organization === 'number'
+      ? generations.ofRow(space.tables, organization, row)
+      : generations.ofOrganization(space.tables, organization);
   }
 
   /**
@@ -147,10 +160,11 @@ export class ReadCache {
     total: number,
     load: (read: TablesRead) => Promise<T | undefined>,
     organizationOf: ((row: T) => Owners) | undefined,
+    row: RowRead | undefined,
   ) {
-    const read = new TablesRead(this.clock.generations);
+    const read = new TablesRead(this.clock.generations, row);
     const value = await load(read);
-    if (value !== undefined && this.settled(space, read, total)) this.keep(space, key, value, organizationOf);
+    if (value !== undefined && this.settled(space, read, total)) this.keep(space, key, value, organizationOf, row);
     return value;
   }
 
@@ -180,7 +194,7 @@ export class ReadCache {
     return keep;
   }
 
-  private keep<T extends object>(space: Space, key: string | number, value: T, organizationOf: ((row: T) => Owners) | undefined): void {
+  private keep<T extends object>(space: Space, key: string | number, value: T, organizationOf: ((row: T) => Owners) | undefined, row?: RowRead): void {
     // Full: start over rather than track recency on every hit.
     if (this.size >= this.capacity) {
       for (const other of this.spaces.values()) other.rows.clear();
@@ -188,7 +202,7 @@ export class ReadCache {
     }
     const organization = organizationOf ? ownersOf(organizationOf(value)) : null;
     if (!space.rows.has(key)) this.size++;
-    space.rows.set(key, { value: deepFreeze(value), organization, stamp: this.stampOf(space, organization) });
+    space.rows.set(key, { value: deepFreeze(value), organization, row, stamp: this.stampOf(space, organization, row) });
   }
 
   get entries(): number {
@@ -269,6 +283,9 @@ export function readCacheOf(db: Kysely<any>): ReadCache | undefined {
  * the answer (the query requires the organization, or finds rows by a unique key); null when that
  * cannot be told of this value. Writes that changed only other organizations' rows of those tables
  * then leave it cached.
+ * `row`: the load reads exactly one existing row of that table, found by its id (and the value is one
+ * organization's): then writes that only added rows to that table, or changed its other rows, leave
+ * it cached too (src/db/change-clock.ts, `ofRow`).
  */
 export function cachedRead<D extends Kysely<any>, T extends object>(
   db: D,
@@ -276,9 +293,10 @@ export function cachedRead<D extends Kysely<any>, T extends object>(
   key: string | number,
   load: (db: D) => Promise<T | undefined>,
   organizationOf?: (row: T) => Owners,
+  row?: RowRead,
 ): MaybePromise<T | undefined> {
   const cache = caches.get(db);
-  return cache ? cache.read(namespace, key, (read) => load(db.withPlugin(new RecordTables(read)) as D), organizationOf) : load(db);
+  return cache ? cache.read(namespace, key, (read) => load(db.withPlugin(new RecordTables(read)) as D), organizationOf, row) : load(db);
 }
 
 const derived = new WeakMap<object, Map<unknown, unknown>>();

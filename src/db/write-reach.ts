@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from './dialect.ts';
+import type { RowsTouched } from './write-scope.ts';
 
 // The statement forms Kysely compiles a write to one table into (SQLite's `or ignore`/`or replace`
 // included). Anything else (a `with` before it, a table named with its schema, raw SQL) is unknown.
@@ -53,6 +54,11 @@ const UNKNOWN: StatementReach = { tables: null, own: null };
 /** The tables whose changes by this statement were one organization's: its own table, when both are known. */
 export function ownScope({ own }: StatementReach, organization: number | null): ReadonlyMap<string, number> | null {
   return own !== null && organization !== null ? new Map([[own, organization]]) : null;
+}
+
+/** Which existing rows of its own table a statement scoped by `ownScope` touched, for that table. */
+export function ownRows({ own }: StatementReach, rows: RowsTouched): ReadonlyMap<string, RowsTouched> | null {
+  return own !== null && rows !== 'some' ? new Map([[own, rows]]) : null;
 }
 
 /** The tables a statement may change, itself included; null when that is unknown. Kept per statement text. */

@@ -50,14 +50,40 @@ export function organizationOf(node: RootOperationNode): number | null {
 
 const COLUMN = 'organization_id';
 
+/**
+ * Which existing rows of its own table a statement that `organizationOf` scopes to one organization
+ * can have changed: 'none' for an insert (it adds rows and changes none that exist; a row read by
+ * id is never cached missing, src/db/read-cache.ts), the row's id for an update or delete whose WHERE
+ * also requires `id = v` (an update that does not set `id` itself), 'some' otherwise.
+ */
+export type RowsTouched = 'none' | number | 'some';
+
+export function rowsTouchedBy(node: RootOperationNode): RowsTouched {
+  switch (node.kind) {
+    case 'InsertQueryNode':
+      return 'none';
+    case 'UpdateQueryNode':
+      if (node.updates?.some((u) => !isColumn(u.column) || isNamed(u.column, ID))) return 'some';
+      return required(node.where?.where, ID) ?? 'some';
+    case 'DeleteQueryNode':
+      return required(node.where?.where, ID) ?? 'some';
+    default:
+      return 'some';
+  }
+}
+
+const ID = 'id';
+
 const isColumn = (node: OperationNode): boolean => ColumnNode.is(node) || (ReferenceNode.is(node) && ColumnNode.is(node.column));
 
-function isOrganizationColumn(node: OperationNode | undefined): boolean {
+const isOrganizationColumn = (node: OperationNode | undefined): boolean => isNamed(node, COLUMN);
+
+function isNamed(node: OperationNode | undefined, name: string): boolean {
   if (!node) return false;
   // SQLite's names are case-insensitive.
-  if (ColumnNode.is(node)) return node.column.name.toLowerCase() === COLUMN;
+  if (ColumnNode.is(node)) return node.column.name.toLowerCase() === name;
   // `table.organization_id`: Kysely's ReferenceNode around the column.
-  if (ReferenceNode.is(node)) return isOrganizationColumn(node.column);
+  if (ReferenceNode.is(node)) return isNamed(node.column, name);
   return false;
 }
 
@@ -81,15 +107,18 @@ function insertedOrganization(columns: readonly OperationNode[] | undefined, val
 }
 
 /** The organization an AND of conditions requires by `organization_id = v` (either side), if any. */
-function requiredOrganization(where: OperationNode | undefined): number | null {
+const requiredOrganization = (where: OperationNode | undefined): number | null => required(where, COLUMN);
+
+/** The integer an AND of conditions requires of column `name` by `name = v` (either side), if any. */
+function required(where: OperationNode | undefined, name: string): number | null {
   if (!where) return null;
-  if (AndNode.is(where)) return requiredOrganization(where.left) ?? requiredOrganization(where.right);
-  if (ParensNode.is(where)) return requiredOrganization(where.node);
+  if (AndNode.is(where)) return required(where.left, name) ?? required(where.right, name);
+  if (ParensNode.is(where)) return required(where.node, name);
   if (!BinaryOperationNode.is(where)) return null;
   const { leftOperand, operator, rightOperand } = where;
   if (!OperatorNode.is(operator) || operator.operator !== '=') return null;
-  const [column, value] = isOrganizationColumn(leftOperand) ? [leftOperand, rightOperand] : [rightOperand, leftOperand];
-  if (!isOrganizationColumn(column) || !ValueNode.is(value)) return null;
+  const [column, value] = isNamed(leftOperand, name) ? [leftOperand, rightOperand] : [rightOperand, leftOperand];
+  if (!isNamed(column, name) || !ValueNode.is(value)) return null;
   return organizationValue(value.value);
 }
 
@@ -100,10 +129,16 @@ function requiredOrganization(where: OperationNode | undefined): number | null {
 // test/read-cache.test.ts fails on both dialects when nothing is handed over. A hand-over that failed
 // would tell null (anyone's rows), never another statement's organization.
 let sending: number | null = null;
+let sendingRows: RowsTouched = 'some';
 
 /** The organization of the statement being handed to the database client now (null: unknown or none). */
 export function organizationBeingWritten(): number | null {
   return sending;
+}
+
+/** Which of that organization's existing rows the statement can touch (`rowsTouchedBy`); meaningful only with an organization. */
+export function rowsBeingWritten(): RowsTouched {
+  return sendingRows;
 }
 
 class ScopedConnection implements DatabaseConnection {
@@ -111,11 +146,14 @@ class ScopedConnection implements DatabaseConnection {
 
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const before = sending;
+    const beforeRows = sendingRows;
     sending = organizationOf(compiledQuery.query);
+    sendingRows = sending === null ? 'some' : rowsTouchedBy(compiledQuery.query);
     try {
       return this.inner.executeQuery<R>(compiledQuery);
     } finally {
       sending = before;
+      sendingRows = beforeRows;
     }
   }
 

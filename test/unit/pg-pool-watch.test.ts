@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { wrapPgPool } from '../../src/db/pg-connection.ts';
+import { parseOrganizationPayload, wrapPgPool } from '../../src/db/pg-connection.ts';
 import { WriteReach } from '../../src/db/write-reach.ts';
 
 /** A pool of one client whose answers the test gives: a command tag, or a lost connection. */
@@ -79,5 +79,19 @@ describe('wrapPgPool', () => {
     answers.push([{ command: 'UPDATE' }, { command: 'DELETE' }]);
     await c.query('update "events" set "html" = \'x\'; delete from "tags"');
     expect(changes).toEqual([[null, true]]);
+  });
+});
+
+describe('parseOrganizationPayload', () => {
+  it("reads the table, the organization and which rows; anything else it does not understand is some of the rows, or anyone's", () => {
+    expect(parseOrganizationPayload('events 4 insert')).toEqual({ table: 'events', organization: 4, rows: 'none' });
+    expect(parseOrganizationPayload('events 4 row 17')).toEqual({ table: 'events', organization: 4, rows: 17 });
+    // An earlier release's payload, and a transaction's rows past the ones told.
+    expect(parseOrganizationPayload('events 4')).toEqual({ table: 'events', organization: 4, rows: 'some' });
+    expect(parseOrganizationPayload('events ')).toEqual({ table: 'events', organization: null, rows: 'some' });
+    expect(parseOrganizationPayload('events')).toEqual({ table: 'events', organization: null, rows: 'some' });
+    for (const odd of ['events 4 row', 'events 4 row x', 'events 4 row 1.5', 'events 4 insert 3', 'events 4 row 17 more', 'events 4 delete'])
+      expect(parseOrganizationPayload(odd)).toEqual({ table: 'events', organization: 4, rows: 'some' });
+    expect(parseOrganizationPayload('events x row 17')).toEqual({ table: 'events', organization: null, rows: 'some' });
   });
 });

@@ -170,6 +170,64 @@ describe('ReadCache', () => {
     }
   });
 
+  it("keeps a row read by id through its organization's inserts and writes to its other rows; drops it on a write to it, to rows not told, or of unknown reach", async () => {
+    const clock = fakeClock();
+    const cache = new ReadCache(clock);
+    const load = counter({ id: 5, org: 7 }, ['rows', 'parents']);
+    const read = () => cache.read('row', 5, load, (row) => row.org, { table: 'rows', id: 5 });
+    const scoped = (table: string, rows: 'none' | 'some' | number, organization = 7) =>
+      clock.generations.moved([table], new Map([[table, organization]]), new Map([[table, rows]]));
+    await read();
+    for (const write of [() => scoped('rows', 'none'), () => scoped('rows', 6), () => scoped('rows', 6, 8), () => scoped('parents', 'none', 8)]) {
+      write();
+      await read();
+    }
+    expect(load.calls).toBe(1);
+    // Its own row; its organization's rows not told which (rows given as 'some', or not given); its
+    // organization's other table, even an insert there; a write that may be anyone's; one of unknown reach.
+    const drops = [
+      () => scoped('rows', 5),
+      () => scoped('rows', 'some'),
+      () => clock.generations.moved(['rows'], new Map([['rows', 7]])),
+      () => scoped('parents', 'none'),
+      () => clock.move(['rows']),
+      () => clock.move(null),
+    ];
+    for (const [i, write] of drops.entries()) {
+      write();
+      await read();
+      await read();
+      expect(load.calls).toBe(i + 2);
+    }
+    // A load overtaken by another row's write is kept; by its own row's, not.
+    const other = Object.assign(async (r: TablesRead) => (r.add('rows'), scoped('rows', 9), other.calls++, { id: 6, org: 7 }), { calls: 0 });
+    await cache.read('row', 6, other, (row) => row.org, { table: 'rows', id: 6 });
+    await cache.read('row', 6, other, (row) => row.org, { table: 'rows', id: 6 });
+    expect(other.calls).toBe(1);
+    const own = Object.assign(async (r: TablesRead) => (r.add('rows'), scoped('rows', 10), own.calls++, { id: 10, org: 7 }), { calls: 0 });
+    await cache.read('row', 10, own, (row) => row.org, { table: 'rows', id: 10 });
+    await cache.read('row', 10, own, (row) => row.org, { table: 'rows', id: 10 });
+    expect(own.calls).toBe(2);
+  });
+
+  it('follows at most 10,000 rows written one by one, and past that drops every row read by id of the table once', async () => {
+    const generations = new Generations();
+    const at = (id: number) => generations.ofRow(new Set(['rows']), 7, { table: 'rows', id });
+    const write = (id: number) => generations.moved(['rows'], new Map([['rows', 7]]), new Map([['rows', id]]));
+    write(1);
+    const stamps = [at(1), at(2)];
+    // Rows 1 and 3-10,001 are 10,000 followed: the next new one folds them.
+    for (let id = 3; id <= 10_001; id++) write(id);
+    expect(at(1)).toBe(stamps[0]);
+    write(10_002);
+    // Row 1 was written once and row 2 never: both sums moved when the rows followed were folded.
+    expect(at(1)).not.toBe(stamps[0]);
+    expect(at(2)).not.toBe(stamps[1]);
+    const after = at(2);
+    write(10_003);
+    expect(at(2)).toBe(after);
+  });
+
   it('does not keep a value when the clock moved while it was loading', async () => {
     const clock = fakeClock();
     const cache = new ReadCache(clock);

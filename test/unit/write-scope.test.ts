@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DummyDriver, type ExpressionBuilder, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql } from 'kysely';
-import { organizationOf } from '../../src/db/write-scope.ts';
+import { organizationOf, rowsTouchedBy } from '../../src/db/write-scope.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { readReach } from '../../src/db/write-reach.ts';
 
@@ -102,6 +102,46 @@ describe('organizationOf: whose rows a write can change, from its own tree', () 
       ),
     ).toBeNull();
     expect(of(db.deleteFrom('events').where('ORGANIZATION_ID', '=', 4))).toBe(4);
+  });
+});
+
+describe('rowsTouchedBy: which existing rows of its table a write can change', () => {
+  const rows = (q: { toOperationNode(): unknown }) => rowsTouchedBy(q.toOperationNode() as never);
+
+  it('none for an insert, the one row an update or delete requires by id, some otherwise', () => {
+    expect(rows(db.insertInto('events').values({ organization_id: 4, name: 'a' }))).toBe('none');
+    expect(rows(db.updateTable('events').set({ html: 'x' }).where('organization_id', '=', 4).where('id', '=', 17))).toBe(17);
+    expect(
+      rows(
+        db
+          .updateTable('events')
+          .set({ html: 'x' })
+          .where((eb) => eb.and([eb('id', '=', 17), eb('organization_id', '=', 4)])),
+      ),
+    ).toBe(17);
+    expect(rows(db.deleteFrom('events').where('organization_id', '=', 4).where('ID', '=', 17))).toBe(17);
+    // Other rows: by another column, a range, an OR, a value not an integer, an id set by the update itself.
+    expect(rows(db.updateTable('events').set({ html: 'x' }).where('organization_id', '=', 4))).toBe('some');
+    expect(rows(db.updateTable('events').set({ html: 'x' }).where('organization_id', '=', 4).where('id', '>', 17))).toBe('some');
+    expect(
+      rows(
+        db
+          .updateTable('events')
+          .set({ html: 'x' })
+          .where((eb) => eb.or([eb('id', '=', 17), eb('id', '=', 18)])),
+      ),
+    ).toBe('some');
+    expect(rows(db.deleteFrom('events').where('organization_id', '=', 4).where('id', '=', '17'))).toBe('some');
+    expect(rows(db.updateTable('events').set({ id: 18 }).where('organization_id', '=', 4).where('id', '=', 17))).toBe('some');
+    expect(
+      rows(
+        db
+          .updateTable('events')
+          .set({ html: sql`'x'` })
+          .where('organization_id', '=', 4)
+          .where('id', '=', 17),
+      ),
+    ).toBe(17);
   });
 });
 

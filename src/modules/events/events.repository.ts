@@ -244,8 +244,10 @@ export class EventsRepository {
       'event',
       id,
       (db) => db.selectFrom('events').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst(),
-      // One row of the events table, of its organization: another organization's writes leave it.
+      // One row of the events table, of its organization: another organization's writes leave it, and
+      // so do its own writes that add events or change other ones.
       (found) => found.organization_id,
+      { table: 'events', id },
     );
     return mapMaybe(row, (found) => (found?.organization_id === organizationId ? found : undefined));
   }
