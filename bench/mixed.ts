@@ -124,7 +124,7 @@ export async function startServer(env: Record<string, string>, orgs = ORGS): Pro
   const port = await freePort();
   const all = { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', RTMP_PORT: String(await freePort()), LOG_LEVEL: 'warn' };
   // BENCH_SERVER_NODE_ARGS: flags for the server's Node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), to see where its time goes.
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = [...startFlags(), ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const child = spawn(process.execPath, [...nodeArgs, 'scripts/start.mjs'], { cwd: root, env: all, stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const base = `http://127.0.0.1:${port}`;
@@ -162,6 +162,14 @@ export async function startServer(env: Record<string, string>, orgs = ORGS): Pro
       clearTimeout(killer);
     },
   };
+}
+
+/** The Node flags `npm start` gives the server (package.json's start script): the bench runs it with the same. */
+function startFlags(): string[] {
+  const script: string = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start;
+  const flags = /\bnode\s+(.*?)\s*scripts\/start\.mjs/.exec(script)?.[1];
+  if (flags === undefined) throw new Error(`package.json's start script does not run scripts/start.mjs: ${script}`);
+  return flags.split(/\s+/).filter(Boolean);
 }
 
 async function runOne(dialect: string, env: Record<string, string>): Promise<MixedRow> {

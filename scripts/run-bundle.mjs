@@ -2,7 +2,8 @@
 // bundle the build left (`npm ci`, `npm run build`), or src/<name>.ts through tsx when src/ changed
 // since (or nothing was built), so that a checkout or an edit never runs stale.
 //
-// The bundle is compiled through vm.Script with V8's code cache (dist/<name>.cjs.<node version>.cache):
+// The bundle is compiled through vm.Script with V8's code cache (dist/<name>.cjs.<node version>.cache,
+// and a digest of Node's command-line flags when it has some, as `npm start` gives it):
 // parsing and compiling 4 MB of JavaScript is most of what is left of a start. A run without a cache
 // (or with one V8 refuses: another Node, other flags) writes one, once the functions a start runs are
 // compiled, so that they come from the cache too.
@@ -32,6 +33,13 @@ function builtAt() {
   }
 }
 
+/** A short digest of `text` (FNV-1a, 32 bits, hex): names a cache file, needs nothing loaded. */
+function digest(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
 function writeCache(script, cacheFile) {
   try {
     const temporary = `${cacheFile}.${process.pid}`;
@@ -46,7 +54,9 @@ function writeCache(script, cacheFile) {
 function runBundle(bundle, cacheAfterMs) {
   // The server's V8 flags (src/runtime.ts) before the compile: a cache made under them is refused under others.
   for (const flag of JSON.parse(fs.readFileSync(path.join(root, 'src', 'v8-flags.json'), 'utf8'))) v8.setFlagsFromString(flag);
-  const cacheFile = `${bundle}.${process.version}.cache`;
+  // One cache per set of command-line flags (`npm start`'s, or none): a start with other flags would
+  // otherwise have the cache refused, and write its own over the other's.
+  const cacheFile = `${bundle}.${process.version}${process.execArgv.length > 0 ? `.${digest(process.execArgv.join(' '))}` : ''}.cache`;
   let cachedData;
   try {
     cachedData = fs.readFileSync(cacheFile);
