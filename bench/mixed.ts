@@ -16,7 +16,7 @@ import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { freePort } from '../test/helpers/processes.ts';
+import { freePort, npmStartArgs } from '../test/helpers/processes.ts';
 import { api, postgresUrl, startChild, stopChild, withSchema } from './children.ts';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -110,7 +110,7 @@ export interface Server {
 }
 
 /**
- * The server as a user runs it: `node scripts/start.mjs` (what `npm start` execs: the bundle, its
+ * The server as a user runs it: `node <npm start's flags> scripts/start.mjs` (what `npm start` execs: the bundle, its
  * job runner, live ingest and housekeeping), LOG_LEVEL=warn. The first organization is the one the
  * first start makes (its owner token in DATA_DIR/owner-token); the others come from the CLI.
  */
@@ -124,8 +124,8 @@ export async function startServer(env: Record<string, string>, orgs = ORGS): Pro
   const port = await freePort();
   const all = { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', RTMP_PORT: String(await freePort()), LOG_LEVEL: 'warn' };
   // BENCH_SERVER_NODE_ARGS: flags for the server's Node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), to see where its time goes.
-  const nodeArgs = [...startFlags(), ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
-  const child = spawn(process.execPath, [...nodeArgs, 'scripts/start.mjs'], { cwd: root, env: all, stdio: ['ignore', 'ignore', 'inherit'] });
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, ...npmStartArgs()], { cwd: root, env: all, stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const base = `http://127.0.0.1:${port}`;
   const tokenFile = path.join(env.DATA_DIR, 'owner-token');
@@ -162,14 +162,6 @@ export async function startServer(env: Record<string, string>, orgs = ORGS): Pro
       clearTimeout(killer);
     },
   };
-}
-
-/** The Node flags `npm start` gives the server (package.json's start script): the bench runs it with the same. */
-function startFlags(): string[] {
-  const script: string = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start;
-  const flags = /\bnode\s+(.*?)\s*scripts\/start\.mjs/.exec(script)?.[1];
-  if (flags === undefined) throw new Error(`package.json's start script does not run scripts/start.mjs: ${script}`);
-  return flags.split(/\s+/).filter(Boolean);
 }
 
 async function runOne(dialect: string, env: Record<string, string>): Promise<MixedRow> {

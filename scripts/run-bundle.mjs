@@ -55,7 +55,8 @@ function runBundle(bundle, cacheAfterMs) {
   // The server's V8 flags (src/runtime.ts) before the compile: a cache made under them is refused under others.
   for (const flag of JSON.parse(fs.readFileSync(path.join(root, 'src', 'v8-flags.json'), 'utf8'))) v8.setFlagsFromString(flag);
   // One cache per set of command-line flags (`npm start`'s, or none): a start with other flags would
-  // otherwise have the cache refused, and write its own over the other's.
+  // otherwise have the cache refused, and write its own over the other's. Flags whose values change
+  // from run to run (a profile's directory, an inspector's port) leave a cache each, until the next build.
   const cacheFile = `${bundle}.${process.version}${process.execArgv.length > 0 ? `.${digest(process.execArgv.join(' '))}` : ''}.cache`;
   let cachedData;
   try {

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dialects } from './helpers/harness.ts';
-import { freePort, freshSchemaEnv, sendJson, until } from './helpers/processes.ts';
+import { freePort, freshSchemaEnv, npmStartArgs, sendJson, until } from './helpers/processes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const P = '/dashboard/v1';
@@ -55,7 +55,7 @@ describe.each(dialects)('API_PROCESSES=2 on %s', (dialect) => {
     const port = await freePort();
     env.PORT = String(port);
     env.RTMP_PORT = String(await freePort());
-    server = spawn(process.execPath, ['scripts/start.mjs'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    server = spawn(process.execPath, npmStartArgs(), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     server.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     server.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -142,7 +142,7 @@ describe('API_PROCESSES=2 when the first process cannot start', () => {
       for (const key of ['DATABASE_URL', 'PGOPTIONS', 'PUBLIC_URL', 'HOST', 'MEDIA_DIR', 'REDIS_URL', 'STORAGE_URL']) delete env[key];
       // Not a database: the first process fails as it opens it, after the supervisor's checks passed.
       fs.writeFileSync(path.join(dataDir, 'reelbase.sqlite'), 'not a database, but long enough to be read as one '.repeat(100));
-      const child = spawn(process.execPath, ['scripts/start.mjs'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, npmStartArgs(), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));

@@ -6,7 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort } from './helpers/processes.ts';
+import { freePort, npmStartArgs } from './helpers/processes.ts';
 import { listenHoldingRequests, StartupError } from '../src/startup-checks.ts';
 
 /**
@@ -53,7 +53,7 @@ interface Ended {
 
 /** `npm start`'s command (package.json: the bundle the test setup built) with this environment; fails when the server is still running after `ms` (it is then killed). */
 async function start(env: Record<string, string>, ms = 25_000): Promise<Ended> {
-  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+  const child = spawn(process.execPath, npmStartArgs(), {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -128,37 +128,40 @@ const MAX_ROWS_FOLLOWED = 10_000;
  */
 class RowChanges {
   unknown = 0;
-  private readonly byOrganization = new Map<number, number>();
+  /** An organization's changes of rows not told which. */
+  private readonly someByOrganization = new Map<number, number>();
+  /** Those of every organization, summed. */
+  private someTotal = 0;
   private readonly byRow = new Map<number, number>();
-  /** byOrganization's counts summed. */
-  private someOfAny = 0;
+  /** byRow's counts, summed. */
+  private rowsTotal = 0;
 
   moved(organization: number, rows: RowsTouched): void {
     if (rows === 'none') return;
     if (rows === 'some') {
-      this.someOfAny++;
-      this.byOrganization.set(organization, (this.byOrganization.get(organization) ?? 0) + 1);
+      this.someTotal++;
+      this.someByOrganization.set(organization, (this.someByOrganization.get(organization) ?? 0) + 1);
       return;
     }
     // Rows written one by one are followed up to a bound; past it their counts go into `unknown`, by
     // more than any of them had, so that every sum that held one of them moves.
     if (this.byRow.size >= MAX_ROWS_FOLLOWED && !this.byRow.has(rows)) {
-      let most = 0;
-      for (const n of this.byRow.values()) most = Math.max(most, n);
+      this.unknown += this.rowsTotal + 1;
       this.byRow.clear();
-      this.unknown += most + 1;
+      this.rowsTotal = 0;
     }
+    this.rowsTotal++;
     this.byRow.set(rows, (this.byRow.get(rows) ?? 0) + 1);
   }
 
   /** Moves whenever the organization's row `id` may have changed. */
   of(organization: number, id: number): number {
-    return this.unknown + (this.byOrganization.get(organization) ?? 0) + (this.byRow.get(id) ?? 0);
+    return this.unknown + (this.someByOrganization.get(organization) ?? 0) + (this.byRow.get(id) ?? 0);
   }
 
   /** Moves whenever row `id` may have changed, whoever's it is. */
   ofAny(id: number): number {
-    return this.unknown + this.someOfAny + (this.byRow.get(id) ?? 0);
+    return this.unknown + this.someTotal + (this.byRow.get(id) ?? 0);
   }
 }
 
@@ -280,7 +283,7 @@ export class PgChangeClock implements ChangeClock {
    */
   notifiedOwn(table: string, organization: number | null = null, rows: RowsTouched = 'some'): void {
     if (organization === null) this.generations.moved([table]);
-    else this.generations.moved([table], new Map([[table, organization]]), rows === 'some' ? null : new Map([[table, rows]]));
+    else this.generations.moved([table], new Map([[table, organization]]), new Map([[table, rows]]));
   }
 
   /** A notification says another connection committed a change to our schema. */

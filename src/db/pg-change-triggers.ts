@@ -56,7 +56,7 @@ export async function installChangeTriggers(db: Kysely<any>): Promise<Set<string
           perform pg_notify(${sql.lit(ORGANIZATION_CHANNEL)}, tbl || coalesce(to_jsonb(new) ->> 'organization_id', '') || ' insert');
         else
           told := coalesce(nullif(current_setting('reelbase.rows_told', true), ''), '0')::int + 1;
-          perform set_config('reelbase.rows_told', told::text, true);
+          if told <= ${sql.lit(ROWS_TOLD + 1)} then perform set_config('reelbase.rows_told', told::text, true); end if;
           foreach rec in array case when tg_op = 'UPDATE' then array[to_jsonb(old), to_jsonb(new)] else array[to_jsonb(old)] end loop
             perform pg_notify(${sql.lit(ORGANIZATION_CHANNEL)}, tbl || coalesce(rec ->> 'organization_id', '')
               || case when told <= ${sql.lit(ROWS_TOLD)} and rec ->> 'id' ~ '^[0-9]{1,15}$' then ' row ' || (rec ->> 'id') else '' end);

@@ -177,7 +177,7 @@ export class ReadCache {
   ) {
     const read = new TablesRead(this.clock.generations);
     const values = await load(read, keys);
-    if (values.size > 0 && this.settled(space, read, total)) for (const [key, value] of values) this.keep(space, key, value, organizationOf);
+    if (values.size > 0 && this.settled(space, read, total)) for (const [key, value] of values) this.keep(space, key, value, organizationOf, undefined);
     return values;
   }
 
@@ -189,8 +189,13 @@ export class ReadCache {
     if (read.seen.size === 0) read.unknown = true;
     // A change that landed while the query ran (whoever's rows it changed) makes this value unsafe to keep.
     const keep = read.unknown ? now === total : read.unchanged();
-    if (read.unknown) space.tables = null;
-    else if (space.tables) for (const table of read.seen.keys()) space.tables.add(table);
+    if (read.unknown && space.tables !== null) {
+      // The rows kept so far were stamped with their tables' counts; from now on they would be compared
+      // with the clock's total, which one change can move by less than it moved their sum.
+      this.size -= space.rows.size;
+      space.rows.clear();
+      space.tables = null;
+    } else if (space.tables) for (const table of read.seen.keys()) space.tables.add(table);
     return keep;
   }
 

@@ -58,15 +58,24 @@ const COLUMN = 'organization_id';
  */
 export type RowsTouched = 'none' | number | 'some';
 
-export function rowsTouchedBy(node: RootOperationNode): RowsTouched {
+/**
+ * Whose rows a write statement can change (`organizationOf`) and which of them: the rows are told
+ * only of a statement scoped to one organization, whose forms `organizationOf` has already narrowed.
+ */
+export function writeScopeOf(node: RootOperationNode): { organization: number | null; rows: RowsTouched } {
+  const organization = organizationOf(node);
+  return { organization, rows: organization === null ? 'some' : rowsTouchedBy(node) };
+}
+
+function rowsTouchedBy(node: RootOperationNode): RowsTouched {
   switch (node.kind) {
     case 'InsertQueryNode':
       return 'none';
     case 'UpdateQueryNode':
       if (node.updates?.some((u) => !isColumn(u.column) || isNamed(u.column, ID))) return 'some';
-      return required(node.where?.where, ID) ?? 'some';
+      return requiredInteger(node.where?.where, ID) ?? 'some';
     case 'DeleteQueryNode':
-      return required(node.where?.where, ID) ?? 'some';
+      return requiredInteger(node.where?.where, ID) ?? 'some';
     default:
       return 'some';
   }
@@ -87,7 +96,7 @@ function isNamed(node: OperationNode | undefined, name: string): boolean {
   return false;
 }
 
-const organizationValue = (value: unknown): number | null => (typeof value === 'number' && Number.isSafeInteger(value) ? value : null);
+const integerValue = (value: unknown): number | null => (typeof value === 'number' && Number.isSafeInteger(value) ? value : null);
 
 function insertedOrganization(columns: readonly OperationNode[] | undefined, values: OperationNode | undefined): number | null {
   const at = columns?.findIndex(isOrganizationColumn) ?? -1;
@@ -95,10 +104,10 @@ function insertedOrganization(columns: readonly OperationNode[] | undefined, val
   let found: number | null = null;
   for (const row of values.values) {
     let value: number | null;
-    if (PrimitiveValueListNode.is(row)) value = organizationValue(row.values[at]);
+    if (PrimitiveValueListNode.is(row)) value = integerValue(row.values[at]);
     else if (ValueListNode.is(row)) {
       const item = row.values[at];
-      value = item && ValueNode.is(item) ? organizationValue(item.value) : null;
+      value = item && ValueNode.is(item) ? integerValue(item.value) : null;
     } else return null;
     if (value === null || (found !== null && value !== found)) return null;
     found = value;
@@ -107,19 +116,19 @@ function insertedOrganization(columns: readonly OperationNode[] | undefined, val
 }
 
 /** The organization an AND of conditions requires by `organization_id = v` (either side), if any. */
-const requiredOrganization = (where: OperationNode | undefined): number | null => required(where, COLUMN);
+const requiredOrganization = (where: OperationNode | undefined): number | null => requiredInteger(where, COLUMN);
 
 /** The integer an AND of conditions requires of column `name` by `name = v` (either side), if any. */
-function required(where: OperationNode | undefined, name: string): number | null {
+function requiredInteger(where: OperationNode | undefined, name: string): number | null {
   if (!where) return null;
-  if (AndNode.is(where)) return required(where.left, name) ?? required(where.right, name);
-  if (ParensNode.is(where)) return required(where.node, name);
+  if (AndNode.is(where)) return requiredInteger(where.left, name) ?? requiredInteger(where.right, name);
+  if (ParensNode.is(where)) return requiredInteger(where.node, name);
   if (!BinaryOperationNode.is(where)) return null;
   const { leftOperand, operator, rightOperand } = where;
   if (!OperatorNode.is(operator) || operator.operator !== '=') return null;
   const [column, value] = isNamed(leftOperand, name) ? [leftOperand, rightOperand] : [rightOperand, leftOperand];
   if (!isNamed(column, name) || !ValueNode.is(value)) return null;
-  return organizationValue(value.value);
+  return integerValue(value.value);
 }
 
 // The statement being sent, set while Kysely's connection runs it: both drivers hand the statement to
@@ -147,8 +156,7 @@ class ScopedConnection implements DatabaseConnection {
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const before = sending;
     const beforeRows = sendingRows;
-    sending = organizationOf(compiledQuery.query);
-    sendingRows = sending === null ? 'some' : rowsTouchedBy(compiledQuery.query);
+    ({ organization: sending, rows: sendingRows } = writeScopeOf(compiledQuery.query));
     try {
       return this.inner.executeQuery<R>(compiledQuery);
     } finally {

@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import path from 'node:path';
 import pg from 'pg';
 import { TEST_SCHEMA_PREFIX } from './harness.ts';
 
@@ -84,4 +86,15 @@ export function sendJson(
     req.end(data);
   });
   return { answer, abort: () => req.destroy() };
+}
+
+/**
+ * What `npm start` runs, after `node`: its Node flags (package.json's start script) and
+ * scripts/start.mjs, for tests and benches that start the server as users do, with `node` itself.
+ */
+export function npmStartArgs(): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(path.dirname(path.dirname(import.meta.dirname)), 'package.json'), 'utf8'));
+  const flags = /\bnode\s+(.*?)\s*scripts\/start\.mjs/.exec(pkg.scripts.start)?.[1];
+  if (flags === undefined) throw new Error(`package.json's start script does not run scripts/start.mjs: ${pkg.scripts.start}`);
+  return [...flags.split(/\s+/).filter(Boolean), 'scripts/start.mjs'];
 }

@@ -210,6 +210,21 @@ describe('ReadCache', () => {
     expect(own.calls).toBe(2);
   });
 
+  it('drops what a namespace kept when one of its loads reads tables it cannot tell, and from then on drops it on any change', async () => {
+    const clock = fakeClock();
+    const cache = new ReadCache(clock);
+    const load = counter({ id: 1 }, ['rows', 'other']);
+    // One change to both tables: their counts' sum moves by two, the clock's total by one.
+    clock.move(['rows', 'other']);
+    await cache.read('space', 1, load);
+    const unknown = Object.assign(async (read: TablesRead) => ((read.unknown = true), { id: 2 }), {});
+    await cache.read('space', 2, unknown);
+    expect(cache.stats('space').tables).toBeNull();
+    clock.move(['elsewhere']);
+    await cache.read('space', 1, load);
+    expect(load.calls).toBe(2);
+  });
+
   it('follows at most 10,000 rows written one by one, and past that drops every row read by id of the table once', async () => {
     const generations = new Generations();
     const at = (id: number) => generations.ofRow(new Set(['rows']), 7, { table: 'rows', id });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DummyDriver, type ExpressionBuilder, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql } from 'kysely';
-import { organizationOf, rowsTouchedBy } from '../../src/db/write-scope.ts';
+import { organizationOf, writeScopeOf } from '../../src/db/write-scope.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { readReach } from '../../src/db/write-reach.ts';
 
@@ -105,8 +105,8 @@ describe('organizationOf: whose rows a write can change, from its own tree', () 
   });
 });
 
-describe('rowsTouchedBy: which existing rows of its table a write can change', () => {
-  const rows = (q: { toOperationNode(): unknown }) => rowsTouchedBy(q.toOperationNode() as never);
+describe('writeScopeOf: which existing rows of its table a write scoped to one organization can change', () => {
+  const rows = (q: { toOperationNode(): unknown }) => writeScopeOf(q.toOperationNode() as never).rows;
 
   it('none for an insert, the one row an update or delete requires by id, some otherwise', () => {
     expect(rows(db.insertInto('events').values({ organization_id: 4, name: 'a' }))).toBe('none');
