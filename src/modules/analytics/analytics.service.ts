@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { GroupCommit } from '../../lib/group-commit.ts';
+import { GroupCommit, VIEWER_WINDOW_MS } from '../../lib/group-commit.ts';
 import { invalidField } from '../../lib/errors.ts';
 import type { Listing, Page } from '../../lib/paging.ts';
 import type { CtasService } from '../ctas/ctas.service.ts';
@@ -122,16 +122,20 @@ const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 10_000) / 
  * group commits, and the reporting answers are computed from what is stored.
  */
 export class AnalyticsService {
-  private readonly writer = new GroupCommit<NewAnalyticsEvent, boolean>(async (rows) => {
-    const inserted = await this.repo.insertMany(rows);
-    // A key twice in one batch: the first one is the new report.
-    const seen = new Set<string>();
-    return rows.map((r) => {
-      const isNew = inserted.has(r.dedup_key) && !seen.has(r.dedup_key);
-      seen.add(r.dedup_key);
-      return isNew;
-    });
-  });
+  private readonly writer = new GroupCommit<NewAnalyticsEvent, boolean>(
+    async (rows) => {
+      const inserted = await this.repo.insertMany(rows);
+      // A key twice in one batch: the first one is the new report.
+      const seen = new Set<string>();
+      return rows.map((r) => {
+        const isNew = inserted.has(r.dedup_key) && !seen.has(r.dedup_key);
+        seen.add(r.dedup_key);
+        return isNew;
+      });
+    },
+    500,
+    VIEWER_WINDOW_MS,
+  );
 
   constructor(
     private readonly repo: AnalyticsRepository,

@@ -1,4 +1,4 @@
-import { GroupCommit } from '../../lib/group-commit.ts';
+import { GroupCommit, VIEWER_WINDOW_MS } from '../../lib/group-commit.ts';
 import type { Counted, RateLimitsRepository } from './rate-limits.repository.ts';
 
 type Done = (err: Error | null, res?: { current: number; ttl: number }) => void;
@@ -15,25 +15,30 @@ export interface RateLimitStore {
  * cost a write each), the hits of one key added up; each hit still learns its own count.
  */
 function hitCounter(repo: RateLimitsRepository): GroupCommit<{ key: string; windowMs: number }, Counted> {
-  return new GroupCommit(async (hits) => {
-    const byKey = new Map<string, { key: string; hits: number; windowMs: number }>();
-    for (const hit of hits) {
-      const entry = byKey.get(hit.key);
-      if (entry) entry.hits++;
-      else byKey.set(hit.key, { key: hit.key, hits: 1, windowMs: hit.windowMs });
-    }
-    // In key order: two batches locking the same rows in opposite orders would deadlock on PostgreSQL.
-    const counts = [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const after = await repo.hitMany(counts, Date.now());
-    // The n-th hit of a key in the batch counts as the n-th of the batch's hits of it.
-    const seen = new Map<string, number>();
-    return hits.map((hit) => {
-      const counted = after.get(hit.key)!;
-      const nth = (seen.get(hit.key) ?? 0) + 1;
-      seen.set(hit.key, nth);
-      return { count: counted.count - byKey.get(hit.key)!.hits + nth, resetAt: counted.resetAt };
-    });
-  });
+  return new GroupCommit(
+    async (hits) => {
+      const byKey = new Map<string, { key: string; hits: number; windowMs: number }>();
+      for (const hit of hits) {
+        const entry = byKey.get(hit.key);
+        if (entry) entry.hits++;
+        else byKey.set(hit.key, { key: hit.key, hits: 1, windowMs: hit.windowMs });
+      }
+      // In key order: two batches locking the same rows in opposite orders would deadlock on PostgreSQL.
+      const counts = [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      const after = await repo.hitMany(counts, Date.now());
+      // The n-th hit of a key in the batch counts as the n-th of the batch's hits of it.
+      const seen = new Map<string, number>();
+      return hits.map((hit) => {
+        const counted = after.get(hit.key)!;
+        const nth = (seen.get(hit.key) ?? 0) + 1;
+        seen.set(hit.key, nth);
+        return { count: counted.count - byKey.get(hit.key)!.hits + nth, resetAt: counted.resetAt };
+      });
+      // The viewers' reports are counted here: they wait for their batch as their writes do.
+    },
+    500,
+    VIEWER_WINDOW_MS,
+  );
 }
 
 /**
