@@ -59,6 +59,19 @@ describe('GroupCommit', () => {
     expect(performance.now() - third).toBeGreaterThanOrEqual(990);
   });
 
+  it('a batch written full cancels the window its first item set: the next item waits for a window of its own', async () => {
+    const { commit, batches } = recorded(200, 3);
+    const first = [commit.add(1), commit.add(2)];
+    await Promise.all([...first, commit.add(3)]);
+    expect(batches).toEqual([[1, 2, 3]]);
+    await sleep(150);
+    const added = performance.now();
+    await commit.add(4);
+    // Not at the first window's end (50 ms from here): a window of its own.
+    expect(performance.now() - added).toBeGreaterThanOrEqual(190);
+    expect(batches).toEqual([[1, 2, 3], [4]]);
+  });
+
   it('writes at once when a batch is full, and fails every item of a batch whose write failed', async () => {
     const { commit, batches } = recorded(1_000, 3);
     const started = performance.now();

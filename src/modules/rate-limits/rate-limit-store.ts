@@ -12,7 +12,8 @@ export interface RateLimitStore {
 
 /**
  * Hits that arrive together are counted in one statement (a flood of viewer reports would otherwise
- * cost a write each), the hits of one key added up; each hit still learns its own count.
+ * cost a write each), the hits of one key added up; each hit still learns its own count. A hit waits
+ * up to VIEWER_WINDOW_MS for others while hits come one at a time (src/lib/group-commit.ts).
  */
 function hitCounter(repo: RateLimitsRepository): GroupCommit<{ key: string; windowMs: number }, Counted> {
   return new GroupCommit(
