@@ -4,6 +4,7 @@ import { apiProcessIndex, configOfApiProcess, runsOnce, superviseApiProcesses, s
 import { buildApp, handlersIdle } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
+import { ACCEPT_SOCKETS, openAcceptSockets, reusePortSupported } from './net/accept-sockets.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { sweepWorkDirs } from './jobs/work-dir.ts';
 import { describeTool } from './lib/ffmpeg-binaries.ts';
@@ -53,7 +54,10 @@ async function main() {
     const app = await buildApp({ config, database, container });
     mark('app');
     // Listening first: the owner is created only once the port is ours, and before any request is answered.
-    const answerRequests = await listenHoldingRequests(app, config.host, config.port);
+    // One process alone shares its port between several sockets where Node can; API_PROCESSES' primary accepts for its children.
+    const acceptSockets = index === null && reusePortSupported() ? ACCEPT_SOCKETS : 1;
+    const answerRequests = await listenHoldingRequests(app, config.host, config.port, acceptSockets > 1);
+    const closeAcceptSockets = await openAcceptSockets(app.server, acceptSockets);
     const token = runsOnce(index) ? await bootstrapOwner(config, container.services.organizations) : null;
     if (token) {
       // Printed once, on the terminal that started the service; the request log never sees it.
@@ -67,7 +71,7 @@ async function main() {
       // a connection whose request finishes meanwhile is idle from then on: closed as well, at once.
       const idle = setInterval(() => app.server.closeIdleConnections(), 50);
       try {
-        await app.close();
+        await Promise.all([closeAcceptSockets(), app.close()]);
       } finally {
         clearInterval(idle);
       }

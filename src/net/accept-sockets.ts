@@ -1,0 +1,50 @@
+import net from 'node:net';
+import type http from 'node:http';
+
+/**
+ * Listening sockets per API process, where Node can share a port between them.
+ *
+ * Node accepts one connection per turn of its event loop (libuv 1.45, libuv/libuv#3696). Under load a
+ * turn answers every ready connection's request first, tens of milliseconds on two cores, so a burst
+ * of new connections waits in the kernel's queue: in the mixed bench, 200 connections opened at once
+ * took up to 5 s to be accepted, and their first requests were its slowest by far. With several
+ * sockets on the port (SO_REUSEPORT; the kernel spreads new connections over them by their
+ * addresses), each accepts one per turn. The kernel lets only sockets of the same user share a port.
+ */
+export const ACCEPT_SOCKETS = 64;
+
+/** Whether this Node can listen with `reusePort` (22.12 and 23.1 onwards). */
+export function reusePortSupported(version = process.versions.node): boolean {
+  const [major, minor] = version.split('.').map(Number);
+  return major > 23 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12);
+}
+
+/**
+ * Opens `count - 1` more listening sockets on the address `server` listens on (which must have
+ * listened with `reusePort`), each handing its connections to `server` as its own. Answers a
+ * function that closes them (the server's own socket is closed by `server.close()`).
+ */
+export async function openAcceptSockets(server: http.Server, count: number): Promise<() => Promise<void>> {
+  const address = server.address();
+  if (count <= 1 || address === null || typeof address === 'string') return async () => {};
+  const extra: net.Server[] = [];
+  const close = () => Promise.all(extra.map((socket) => new Promise((resolve) => socket.close(resolve)))).then(() => {});
+  try {
+    for (let i = 1; i < count; i++) {
+      // Emitting 'connection' is how an http.Server is handed a socket it did not accept itself.
+      const socket = net.createServer((connection) => server.emit('connection', connection));
+      extra.push(socket);
+      await new Promise<void>((resolve, reject) => {
+        socket.once('error', reject);
+        socket.listen({ host: address.address, port: address.port, reusePort: true } as net.ListenOptions, () => {
+          socket.off('error', reject);
+          resolve();
+        });
+      });
+    }
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return close;
+}
