@@ -523,6 +523,43 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     }
   });
 
+  it("sees what its own write set off through a trigger another connection's migration added since the schema was read", async () => {
+    const player = await createPlayer(org.api);
+    const url = `${P}/players/${player.id}`;
+    const name = async () => (await org.api.get(url)).body.name as string;
+    await notificationsLanded();
+    await readTwice(url);
+    // Another process's migration: a CTA added now renames its player. (A DDL moves PostgreSQL's clock
+    // through no notification: nothing to wait for there.)
+    const migration = (statement: ReturnType<typeof sql>) => (dialect === 'sqlite' ? elsewhere((db) => statement.execute(db)) : statement.execute(other.db));
+    await migration(
+      dialect === 'sqlite'
+        ? sql`create trigger test_touch_player after insert on events begin update players set name = 'Touched' where id = new.player_id; end`
+        : sql`create function test_touch_player() returns trigger language plpgsql as $$ begin update players set name = 'Touched' where id = new.player_id; return null; end $$;
+              create trigger test_touch_player after insert on events for each row execute function test_touch_player()`,
+    );
+    try {
+      await readTwice(url);
+      expect(await name()).not.toBe('Touched');
+      expect((await postCta(org.api, player.chapters_attributes[0].id, 'x')).status).toBe(201);
+      // SQLite: on the very next request (the schema's version moved, so that write's reach was unknown).
+      // PostgreSQL: once the notifications of our own commit, which tell the players' row, have landed.
+      if (dialect === 'postgres') await notificationsLanded();
+      expect(await name()).toBe('Touched');
+      if (dialect === 'sqlite') {
+        // And the schema read again: an insert of a CTA now reaches the players.
+        for (const deadline = Date.now() + 2_000; !t.database.clock.reach.learned; await sleep(2)) {
+          if (Date.now() > deadline) throw new Error('the schema was not read again within 2 s');
+        }
+        expect(t.database.clock.reach.of('insert into "events" ("organization_id") values (?)').tables).toContain('players');
+      }
+    } finally {
+      await migration(
+        dialect === 'sqlite' ? sql`drop trigger test_touch_player` : sql`drop trigger test_touch_player on events; drop function test_touch_player()`,
+      );
+    }
+  });
+
   it('does not serve a read made inside a transaction that rolled back', async () => {
     const cta = await newCta();
     await readTwice(`${P}/ctas/${cta.id}`);

@@ -21,7 +21,7 @@
  * `data_version` each looks at before a cached read (src/db/change-bell.ts; `strictChanges`).
  */
 import type { ChangeBell } from './change-bell.ts';
-import { ownRows, ownScope, WriteReach } from './write-reach.ts';
+import { ownRows, ownScope, WriteReach, type Reach } from './write-reach.ts';
 import type { RowsTouched } from './write-scope.ts';
 
 /**
@@ -182,6 +182,8 @@ export interface ChangeClock {
   readonly generations: Generations;
   /** Which tables our own statements reach, learnt from the schema after the migrations. */
   readonly reach: WriteReach;
+  /** Learns `reach` by `read` (the schema's catalog), after the migrations. */
+  learnReach(read: () => Promise<Reach>): Promise<void>;
 }
 
 export class SqliteChangeClock implements ChangeClock {
@@ -190,13 +192,32 @@ export class SqliteChangeClock implements ChangeClock {
   private version: number;
   private checkedAt: number;
   private closed = false;
+  /** The schema's version when `reach` was read, and how to read it again. */
+  private reachVersion: number | null = null;
+  private readReach: (() => Promise<Reach>) | null = null;
+  private relearning = false;
 
+  /** `schemaVersion`: PRAGMA schema_version, which any connection's DDL moves. */
   constructor(
     private readonly dataVersion: () => number,
     private readonly maxAgeMs = 1,
+    private readonly schemaVersion: () => number = () => 0,
   ) {
     this.version = dataVersion();
     this.checkedAt = performance.now();
+  }
+
+  async learnReach(read: () => Promise<Reach>): Promise<void> {
+    this.readReach = read;
+    // Read again if the schema changed while it was being read (its catalog takes several statements).
+    for (;;) {
+      const version = this.schemaVersion();
+      const reach = await read();
+      if (this.schemaVersion() !== version) continue;
+      this.reach.learn(reach);
+      this.reachVersion = version;
+      return;
+    }
   }
 
   /**
@@ -204,8 +225,24 @@ export class SqliteChangeClock implements ChangeClock {
    * `organization`: whose rows of its own table it changed, when its tree says (src/db/write-scope.ts).
    */
   changed(statement: string, organization: number | null = null, rows: RowsTouched = 'some'): void {
+    // Another process's migration may have added a trigger or a cascade our writes now set off: what
+    // they reach is unknown until the schema is read again. Checked at every write, since the very
+    // next one can fire it.
+    if (this.reachVersion !== null && this.schemaVersion() !== this.reachVersion) this.relearn();
     const reach = this.reach.of(statement);
     this.generations.moved(reach.tables, ownScope(reach, organization), ownRows(reach, rows));
+  }
+
+  private relearn(): void {
+    this.reach.forget();
+    this.reachVersion = null;
+    if (this.relearning || !this.readReach) return;
+    this.relearning = true;
+    this.learnReach(this.readReach)
+      .catch(() => {
+        // Left unknown: every write of ours then moves every table, which is never stale.
+      })
+      .finally(() => (this.relearning = false));
   }
 
   now(): number | null {
@@ -284,6 +321,11 @@ export class PgChangeClock implements ChangeClock {
   notifiedOwn(table: string, organization: number | null = null, rows: RowsTouched = 'some'): void {
     if (organization === null) this.generations.moved([table]);
     else this.generations.moved([table], new Map([[table, organization]]), new Map([[table, rows]]));
+  }
+
+  async learnReach(read: () => Promise<Reach>): Promise<void> {
+    // A trigger or cascade another process's migration adds later is caught by its tables' notifications (see `listenForChanges`).
+    this.reach.learn(await read());
   }
 
   /** A notification says another connection committed a change to our schema. */

@@ -101,7 +101,12 @@ export function openDatabase(options: DatabaseOptions): Database {
   if (options.memoryMap !== false) sqlite.pragma('mmap_size = 268435456');
   sqlite.pragma('cache_size = -65536');
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
-  const clock = new SqliteChangeClock(() => dataVersion.get() as number, options.strictChanges ? 0 : 1);
+  const schemaVersion = sqlite.prepare('pragma schema_version').pluck();
+  const clock = new SqliteChangeClock(
+    () => dataVersion.get() as number,
+    options.strictChanges ? 0 : 1,
+    () => schemaVersion.get() as number,
+  );
   // The driver runs the statement inside `executeQuery`, where the organization it writes is told.
   const dialect: Dialect = scopingWrites(
     new SqliteDialect({ database: wrapSqlite(sqlite, (statement) => clock.changed(statement, organizationBeingWritten(), rowsBeingWritten())) }),

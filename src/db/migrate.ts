@@ -88,7 +88,7 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultS
     if (clock instanceof PgChangeClock) clock.organizationTables = organizationTables;
   }
   // From now on our own writes drop only the cached reads of the tables they reach (src/db/write-reach.ts).
-  readCacheOf(db)?.clock.reach.learn(await readReach(db));
+  await readCacheOf(db)?.clock.learnReach(() => readReach(db));
   return result;
 }
 

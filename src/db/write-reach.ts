@@ -74,6 +74,12 @@ export class WriteReach {
     this.byStatement.clear();
   }
 
+  /** The schema changed since it was read: every write counts as unknown until it is read again. */
+  forget(): void {
+    this.known = false;
+    this.byStatement.clear();
+  }
+
   /** Whether the schema has been read: this process's migrations are behind it. */
   get learned(): boolean {
     return this.known;

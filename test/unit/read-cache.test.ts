@@ -15,6 +15,7 @@ function fakeClock(off = false) {
   const clock: ChangeClock & { move(tables?: string[] | null): void } = {
     generations,
     reach: new WriteReach(),
+    learnReach: async () => {},
     now: () => (state.off ? null : generations.total),
     move: (tables: string[] | null = null) => generations.moved(tables),
   };
