@@ -4,7 +4,7 @@ import { apiProcessIndex, configOfApiProcess, runsOnce, superviseApiProcesses, s
 import { buildApp, handlersIdle } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
-import { ACCEPT_SOCKETS, openAcceptSockets, reusePortSupported } from './net/accept-sockets.ts';
+import { openAcceptSockets, sharedListen } from './net/accept-sockets.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { sweepWorkDirs } from './jobs/work-dir.ts';
 import { describeTool } from './lib/ffmpeg-binaries.ts';
@@ -54,10 +54,10 @@ async function main() {
     const app = await buildApp({ config, database, container });
     mark('app');
     // Listening first: the owner is created only once the port is ours, and before any request is answered.
-    // One process alone shares its port between several sockets where Node can; API_PROCESSES' primary accepts for its children.
-    const acceptSockets = index === null && reusePortSupported() ? ACCEPT_SOCKETS : 1;
-    const answerRequests = await listenHoldingRequests(app, config.host, config.port, acceptSockets > 1);
-    const closeAcceptSockets = await openAcceptSockets(app.server, acceptSockets);
+    // Several sockets on the port where Node can share it, in each of API_PROCESSES' processes too (src/net/accept-sockets.ts).
+    const shared = sharedListen(index !== null);
+    const answerRequests = await listenHoldingRequests(app, config.host, config.port, shared.options);
+    const closeAcceptSockets = await openAcceptSockets(app.server, shared.sockets, shared.options);
     const token = runsOnce(index) ? await bootstrapOwner(config, container.services.organizations) : null;
     if (token) {
       // Printed once, on the terminal that started the service; the request log never sees it.

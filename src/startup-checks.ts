@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { pgDriver } from './db/pg-driver.ts';
 import type { Config } from './config.ts';
 import { toolProblem, toolSource, type ToolName } from './lib/ffmpeg-binaries.ts';
+import type { SharedListen } from './net/accept-sockets.ts';
 
 /**
  * What the server checks at start, before it creates anything (docs/api-decisions.md, "Start-up
@@ -80,7 +81,7 @@ function listenError(err: unknown, host: string, port: number): unknown {
 /** The server as `listenHoldingRequests` needs it (the Fastify app; src/ outside the web layer does not import fastify). */
 interface Listener {
   server: http.Server;
-  listen(options: { host: string; port: number; reusePort?: boolean }): Promise<string>;
+  listen(options: { host: string; port: number } & SharedListen): Promise<string>;
 }
 
 /**
@@ -88,9 +89,9 @@ interface Listener {
  * created after the listen succeeded (a port lost since `checkPort` then fails with nothing made) and
  * before any request is answered (whoever sees the port answer finds DATA_DIR/owner-token written).
  * (With HOST=localhost Fastify also listens on ::1 through a server of its own, which is not held.)
- * `reusePort`: the port may be shared with more sockets of this process (src/net/accept-sockets.ts).
+ * `shared`: how the port is shared with more sockets (src/net/accept-sockets.ts).
  */
-export async function listenHoldingRequests(app: Listener, host: string, port: number, reusePort = false): Promise<() => void> {
+export async function listenHoldingRequests(app: Listener, host: string, port: number, shared: SharedListen = {}): Promise<() => void> {
   const { server } = app;
   const handlers = server.listeners('request') as Array<(req: http.IncomingMessage, res: http.ServerResponse) => void>;
   if (handlers.length !== 1) throw new Error(`expected one request handler on the HTTP server, found ${handlers.length}`);
@@ -101,7 +102,7 @@ export async function listenHoldingRequests(app: Listener, host: string, port: n
   server.removeListener('request', handler);
   server.on('request', held);
   try {
-    await app.listen(reusePort ? { host, port, reusePort } : { host, port });
+    await app.listen({ host, port, ...shared });
   } catch (err) {
     throw listenError(err, host, port);
   }

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from './helpers/processes.ts';
+import { freePort, listeningSockets } from './helpers/processes.ts';
 import { ACCEPT_SOCKETS, reusePortSupported } from '../src/net/accept-sockets.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -19,15 +19,6 @@ const ROOT = path.resolve(import.meta.dirname, '..');
  * (package.json), so its cache's name carries their digest (scripts/run-bundle.mjs).
  */
 const NPM_START_CACHE = new RegExp(`^server\\.cjs\\.${process.version.replace(/\./g, '\\.')}\\.[0-9a-f]{8}\\.cache$`);
-/** The sockets of this machine listening on 127.0.0.1:`port` (/proc/net/tcp; state 0A is LISTEN). */
-const listeningSockets = (port: number) =>
-  fs
-    .readFileSync('/proc/net/tcp', 'utf8')
-    .split('\n')
-    .filter((line) => {
-      const [, local, , state] = line.trim().split(/\s+/);
-      return state === '0A' && local === `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
-    }).length;
 const npmStartCached = () => fs.readdirSync(path.join(ROOT, 'dist')).some((f) => NPM_START_CACHE.test(f));
 
 describe('the bundle npm start runs', () => {

@@ -10,8 +10,22 @@ import type http from 'node:http';
  * took up to 5 s to be accepted, and their first requests were its slowest by far. With several
  * sockets on the port (SO_REUSEPORT; the kernel spreads new connections over them by their
  * addresses), each accepts one per turn. The kernel lets only sockets of the same user share a port.
+ * The processes of API_PROCESSES listen through sockets of their own too, rather than being handed
+ * each connection by the cluster's primary, one message and its acknowledgement at a time.
  */
 export const ACCEPT_SOCKETS = 64;
+
+/** How a socket shares its port: `reusePort` with more sockets; `exclusive`, in a cluster's process, bound by that process rather than by the primary. */
+export interface SharedListen {
+  reusePort?: boolean;
+  exclusive?: boolean;
+}
+
+/** How this process listens: alone or in a cluster (`inCluster`), where Node can share a port; answers how many sockets, and their options. */
+export function sharedListen(inCluster: boolean, supported = reusePortSupported()): { sockets: number; options: SharedListen } {
+  if (!supported) return { sockets: 1, options: {} };
+  return { sockets: ACCEPT_SOCKETS, options: inCluster ? { reusePort: true, exclusive: true } : { reusePort: true } };
+}
 
 /** Whether this Node can listen with `reusePort` (22.12 and 23.1 onwards). */
 export function reusePortSupported(version = process.versions.node): boolean {
@@ -21,10 +35,10 @@ export function reusePortSupported(version = process.versions.node): boolean {
 
 /**
  * Opens `count - 1` more listening sockets on the address `server` listens on (which must have
- * listened with `reusePort`), each handing its connections to `server` as its own. Answers a
- * function that closes them (the server's own socket is closed by `server.close()`).
+ * listened with `reusePort`, and `options` are how), each handing its connections to `server` as its
+ * own. Answers a function that closes them (the server's own socket is closed by `server.close()`).
  */
-export async function openAcceptSockets(server: http.Server, count: number): Promise<() => Promise<void>> {
+export async function openAcceptSockets(server: http.Server, count: number, options: SharedListen = { reusePort: true }): Promise<() => Promise<void>> {
   const address = server.address();
   if (count <= 1 || address === null || typeof address === 'string') return async () => {};
   const extra: net.Server[] = [];
@@ -36,7 +50,7 @@ export async function openAcceptSockets(server: http.Server, count: number): Pro
       extra.push(socket);
       await new Promise<void>((resolve, reject) => {
         socket.once('error', reject);
-        socket.listen({ host: address.address, port: address.port, reusePort: true } as net.ListenOptions, () => {
+        socket.listen({ host: address.address, port: address.port, ...options } as net.ListenOptions, () => {
           socket.off('error', reject);
           resolve();
         });

@@ -98,3 +98,13 @@ export function npmStartArgs(): string[] {
   if (flags === undefined) throw new Error(`package.json's start script does not run scripts/start.mjs: ${pkg.scripts.start}`);
   return [...flags.split(/\s+/).filter(Boolean), 'scripts/start.mjs'];
 }
+
+/** The sockets of this machine listening on 127.0.0.1:`port` (/proc/net/tcp; state 0A is LISTEN). */
+export const listeningSockets = (port: number): number =>
+  fs
+    .readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .filter((line) => {
+      const [, local, , state] = line.trim().split(/\s+/);
+      return state === '0A' && local === `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+    }).length;
