@@ -3,7 +3,8 @@ import type { Config } from './config.ts';
 
 /**
  * API_PROCESSES > 1: this process only supervises; that many processes of the server share PORT
- * through node:cluster, whose primary hands each accepted connection to one of them in turn. One
+ * through node:cluster: each listens through sockets of its own where Node can share a port
+ * (src/net/accept-sockets.ts), else the primary hands each accepted connection to one of them in turn. One
  * Node process serves HTTP on one core; a machine's others then serve too (docs/performance.md).
  *
  * The first process does all that ROLE says (migrations, the owner's first token, the RTMP ingest,

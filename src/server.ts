@@ -57,7 +57,8 @@ async function main() {
     // Several sockets on the port where Node can share it, in each of API_PROCESSES' processes too (src/net/accept-sockets.ts).
     const shared = sharedListen(index !== null);
     const answerRequests = await listenHoldingRequests(app, config.host, config.port, shared.options);
-    const closeAcceptSockets = await openAcceptSockets(app.server, shared.sockets, shared.options);
+    // app.close() closes them too (src/net/accept-sockets.ts).
+    await openAcceptSockets(app.server, shared.sockets, shared.options);
     const token = runsOnce(index) ? await bootstrapOwner(config, container.services.organizations) : null;
     if (token) {
       // Printed once, on the terminal that started the service; the request log never sees it.
@@ -71,7 +72,7 @@ async function main() {
       // a connection whose request finishes meanwhile is idle from then on: closed as well, at once.
       const idle = setInterval(() => app.server.closeIdleConnections(), 50);
       try {
-        await Promise.all([closeAcceptSockets(), app.close()]);
+        await app.close();
       } finally {
         clearInterval(idle);
       }

@@ -42,19 +42,30 @@ export function toolsUsed(config: Config): Array<[ToolName, string]> {
  * Binding a throw-away listener is the check for the common case (something else holds the port), made
  * before the database is even opened. The real server listens later (`listenHoldingRequests`), still
  * before the owner is created, so a port taken in between fails the same way with nothing made.
+ * Except by another Reelbase starting at the same moment: its sockets and ours share the port
+ * (src/net/accept-sockets.ts), and neither listen would fail. On Linux this process therefore also
+ * holds a lock named after HOST:PORT until it exits (an abstract Unix socket: the kernel lets it go
+ * with the process), which that other start finds taken.
  */
 async function checkPort(host: string, port: number): Promise<void> {
   const probe = net.createServer();
+  const lock = net.createServer();
   try {
-    await new Promise<void>((resolve, reject) => {
-      probe.once('error', reject);
-      probe.listen({ host, port }, resolve);
-    });
+    await listen(probe, { host, port });
+    if (process.platform === 'linux') await listen(lock, { path: `\0reelbase-port ${host}:${port}` });
   } catch (err) {
     throw listenError(err, host, port);
+  } finally {
+    await new Promise((resolve) => probe.close(resolve));
   }
-  await new Promise((resolve) => probe.close(resolve));
+  lock.unref();
 }
+
+const listen = (server: net.Server, options: net.ListenOptions) =>
+  new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options, resolve);
+  });
 
 /** The sentence for a failed listen on HOST:PORT; other errors unchanged (they keep their stack). */
 function listenError(err: unknown, host: string, port: number): unknown {

@@ -20,6 +20,8 @@ describe('listening sockets sharing the port', () => {
     expect(reusePortSupported('23.0.0')).toBe(false);
     expect(reusePortSupported('23.1.0')).toBe(true);
     expect(reusePortSupported('24.0.0')).toBe(true);
+    // Node refuses the option where the platform lacks it.
+    expect(reusePortSupported('24.0.0', 'darwin')).toBe(false);
   });
 
   it('accepts 40 waiting connections in a few turns of the event loop, each answered', { timeout: 30_000 }, async () => {
@@ -73,6 +75,77 @@ describe('listening sockets sharing the port', () => {
       await close();
       await new Promise((resolve) => server.close(resolve));
       fs.rmSync(path.dirname(flag), { recursive: true, force: true });
+    }
+  });
+
+  /** An HTTP server listening as `npm start`'s does on this Node, answering with `handler`. */
+  async function listening(handler: http.RequestListener) {
+    const shared = reusePortSupported();
+    const server = http.createServer(handler);
+    await new Promise<void>((resolve) => server.listen({ host: '127.0.0.1', port: 0, reusePort: shared } as net.ListenOptions, resolve));
+    await openAcceptSockets(server, shared ? ACCEPT_SOCKETS : 1);
+    return { server, port: (server.address() as net.AddressInfo).port };
+  }
+
+  /** A GET over a connection of its own: when its answer ended (ms since `from`). */
+  const get = (port: number, from: number) =>
+    new Promise<number>((resolve, reject) => {
+      const req = http.get({ host: '127.0.0.1', port, path: '/', agent: false }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(performance.now() - from));
+      });
+      req.on('error', reject);
+    });
+
+  it("calls close's callback once the requests of every socket's connections have been answered", { timeout: 30_000 }, async () => {
+    const from = performance.now();
+    const finished: number[] = [];
+    let started = 0;
+    const { server, port } = await listening((_req, res) => {
+      started++;
+      res.on('finish', () => finished.push(performance.now() - from));
+      setTimeout(() => res.end('ok'), 300);
+    });
+    const answers = Array.from({ length: 20 }, () => get(port, from));
+    while (started < 20) await new Promise((r) => setTimeout(r, 5));
+    const closed = new Promise<number>((resolve) => server.close(() => resolve(performance.now() - from)));
+    await Promise.all(answers);
+    expect(finished).toHaveLength(20);
+    // Without waiting for the sockets that handed their connections over, it was called at once.
+    expect(await closed).toBeGreaterThanOrEqual(Math.max(...finished));
+  });
+
+  it('answers a response written in two parts at once on every socket (TCP_NODELAY, as the HTTP server sets it)', { timeout: 30_000 }, async () => {
+    const { server, port } = await listening((_req, res) => {
+      res.write('a');
+      setImmediate(() => res.end('b'));
+    });
+    try {
+      const took: number[] = [];
+      // Kept-alive connections: the first segments of a connection are acknowledged at once.
+      for (let c = 0; c < 5; c++) {
+        const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+        for (let i = 0; i < 10; i++) {
+          const from = performance.now();
+          took.push(
+            await new Promise<number>((resolve, reject) =>
+              http
+                .get({ host: '127.0.0.1', port, path: '/', agent }, (res) => {
+                  res.resume();
+                  res.on('end', () => resolve(performance.now() - from));
+                })
+                .on('error', reject),
+            ),
+          );
+        }
+        agent.destroy();
+      }
+      took.sort((a, b) => a - b);
+      // Nagle's algorithm holds the second part until the first is acknowledged: ~40 ms (delayed ACK).
+      expect(took[25]).toBeLessThan(20);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

@@ -196,6 +196,8 @@ export class SqliteChangeClock implements ChangeClock {
   private reachVersion: number | null = null;
   private readReach: (() => Promise<Reach>) | null = null;
   private relearning = false;
+  /** After a failed read of the reach: when a write may try again. */
+  private retryAt = 0;
 
   /** `schemaVersion`: PRAGMA schema_version, which any connection's DDL moves. */
   constructor(
@@ -209,14 +211,19 @@ export class SqliteChangeClock implements ChangeClock {
 
   async learnReach(read: () => Promise<Reach>): Promise<void> {
     this.readReach = read;
-    // Read again if the schema changed while it was being read (its catalog takes several statements).
-    for (;;) {
-      const version = this.schemaVersion();
-      const reach = await read();
-      if (this.schemaVersion() !== version) continue;
-      this.reach.learn(reach);
-      this.reachVersion = version;
-      return;
+    this.relearning = true;
+    try {
+      // Read again if the schema changed while it was being read (its catalog takes several statements).
+      for (;;) {
+        const version = this.schemaVersion();
+        const reach = await read();
+        if (this.schemaVersion() !== version) continue;
+        this.reach.learn(reach);
+        this.reachVersion = version;
+        return;
+      }
+    } finally {
+      this.relearning = false;
     }
   }
 
@@ -226,23 +233,31 @@ export class SqliteChangeClock implements ChangeClock {
    */
   changed(statement: string, organization: number | null = null, rows: RowsTouched = 'some'): void {
     // Another process's migration may have added a trigger or a cascade our writes now set off: what
-    // they reach is unknown until the schema is read again. Checked at every write, since the very
-    // next one can fire it.
-    if (this.reachVersion !== null && this.schemaVersion() !== this.reachVersion) this.relearn();
+    // they reach is unknown until the schema is read again. Checked at every write that reaches a
+    // cached table, since the very next one can fire it (writes only to uncached tables, such as the
+    // viewers' reports, are not looked at: a trigger added to those would go unseen).
+    if (this.readReach && !this.relearning && (this.reachVersion === null ? performance.now() >= this.retryAt : this.schemaMoved())) this.relearn();
     const reach = this.reach.of(statement);
     this.generations.moved(reach.tables, ownScope(reach, organization), ownRows(reach, rows));
+  }
+
+  /** Whether the schema's version moved since the reach was read (a version that cannot be read counts as moved). */
+  private schemaMoved(): boolean {
+    try {
+      return this.schemaVersion() !== this.reachVersion;
+    } catch {
+      return true;
+    }
   }
 
   private relearn(): void {
     this.reach.forget();
     this.reachVersion = null;
-    if (this.relearning || !this.readReach) return;
-    this.relearning = true;
-    this.learnReach(this.readReach)
-      .catch(() => {
-        // Left unknown: every write of ours then moves every table, which is never stale.
-      })
-      .finally(() => (this.relearning = false));
+    this.learnReach(this.readReach!).catch((err: unknown) => {
+      // Left unknown meanwhile (every write of ours then moves every table, which is never stale); tried again in a second.
+      this.retryAt = performance.now() + 1_000;
+      process.stderr.write(`reelbase: reading what writes reach failed (${err instanceof Error ? err.message : String(err)}); trying again\n`);
+    });
   }
 
   now(): number | null {

@@ -27,26 +27,36 @@ export function sharedListen(inCluster: boolean, supported = reusePortSupported(
   return { sockets: ACCEPT_SOCKETS, options: inCluster ? { reusePort: true, exclusive: true } : { reusePort: true } };
 }
 
-/** Whether this Node can listen with `reusePort` (22.12 and 23.1 onwards). */
-export function reusePortSupported(version = process.versions.node): boolean {
+/**
+ * Whether this Node can listen with `reusePort` (22.12 and 23.1 onwards, where the platform has it:
+ * Node refuses the option elsewhere). Linux only here, the platform this is run and tested on.
+ */
+export function reusePortSupported(version = process.versions.node, platform: string = process.platform): boolean {
   const [major, minor] = version.split('.').map(Number);
-  return major > 23 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12);
+  return platform === 'linux' && (major > 23 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12));
 }
 
 /**
  * Opens `count - 1` more listening sockets on the address `server` listens on (which must have
  * listened with `reusePort`, and `options` are how), each handing its connections to `server` as its
- * own. Answers a function that closes them (the server's own socket is closed by `server.close()`).
+ * own. From then on `server.close()` stops them too, and calls back once the connections they handed
+ * over have ended as well (Fastify runs its close hooks then). Answers a function that closes them
+ * alone (for a start that fails after this).
  */
 export async function openAcceptSockets(server: http.Server, count: number, options: SharedListen = { reusePort: true }): Promise<() => Promise<void>> {
   const address = server.address();
   if (count <= 1 || address === null || typeof address === 'string') return async () => {};
   const extra: net.Server[] = [];
-  const close = () => Promise.all(extra.map((socket) => new Promise((resolve) => socket.close(resolve)))).then(() => {});
+  let closing: Promise<void> | null = null;
+  const close = () => (closing ??= Promise.all(extra.map((socket) => new Promise((resolve) => socket.close(resolve)))).then(() => {}));
+  // The socket options the HTTP server gives the connections it accepts (TCP_NODELAY above all).
+  const { noDelay, keepAlive, keepAliveInitialDelay, allowHalfOpen, highWaterMark } = server as http.Server & net.ServerOpts;
   try {
     for (let i = 1; i < count; i++) {
       // Emitting 'connection' is how an http.Server is handed a socket it did not accept itself.
-      const socket = net.createServer((connection) => server.emit('connection', connection));
+      const socket = net.createServer({ noDelay, keepAlive, keepAliveInitialDelay, allowHalfOpen, highWaterMark }, (connection) =>
+        server.emit('connection', connection),
+      );
       extra.push(socket);
       await new Promise<void>((resolve, reject) => {
         socket.once('error', reject);
@@ -55,10 +65,19 @@ export async function openAcceptSockets(server: http.Server, count: number, opti
           resolve();
         });
       });
+      // An error of accept() would otherwise be thrown: the other sockets go on accepting.
+      socket.on('error', (err) => process.stderr.write(`reelbase: a listening socket of port ${address.port} failed: ${err.message}\n`));
     }
   } catch (err) {
     await close();
     throw err;
   }
+  // A connection belongs to the socket that accepted it: the server's own close would call back while
+  // those handed over are still being answered.
+  const closeServer = server.close;
+  server.close = function (this: http.Server, callback?: (err?: Error) => void) {
+    const handedOver = close();
+    return closeServer.call(this, (err?: Error) => void handedOver.then(() => callback?.(err)));
+  };
   return close;
 }
