@@ -7,6 +7,7 @@ import { pgDriver } from './db/pg-driver.ts';
 import type { Config } from './config.ts';
 import { toolProblem, toolSource, type ToolName } from './lib/ffmpeg-binaries.ts';
 import type { SharedListen } from './net/accept-sockets.ts';
+import { listenOn } from './net/listen.ts';
 
 /**
  * What the server checks at start, before it creates anything (docs/api-decisions.md, "Start-up
@@ -51,8 +52,8 @@ async function checkPort(host: string, port: number): Promise<void> {
   const probe = net.createServer();
   const lock = net.createServer();
   try {
-    await listen(probe, { host, port });
-    if (process.platform === 'linux') await listen(lock, { path: `\0reelbase-port ${host}:${port}` });
+    await listenOn(probe, { host, port });
+    if (process.platform === 'linux') await listenOn(lock, { path: `\0reelbase-port ${host}:${port}` });
   } catch (err) {
     throw listenError(err, host, port);
   } finally {
@@ -60,12 +61,6 @@ async function checkPort(host: string, port: number): Promise<void> {
   }
   lock.unref();
 }
-
-const listen = (server: net.Server, options: net.ListenOptions) =>
-  new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options, resolve);
-  });
 
 /** The sentence for a failed listen on HOST:PORT; other errors unchanged (they keep their stack). */
 function listenError(err: unknown, host: string, port: number): unknown {

@@ -5,7 +5,8 @@ import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ACCEPT_SOCKETS, openAcceptSockets, reusePortSupported } from '../src/net/accept-sockets.ts';
+import { ACCEPT_SOCKETS, openAcceptSockets, reusePortSupported, sharedListen } from '../src/net/accept-sockets.ts';
+import { listenOn } from '../src/net/listen.ts';
 
 /**
  * A burst of new connections is accepted within a few turns of the event loop where Node can share
@@ -22,14 +23,33 @@ describe('listening sockets sharing the port', () => {
     expect(reusePortSupported('24.0.0')).toBe(true);
     // Node refuses the option where the platform lacks it.
     expect(reusePortSupported('24.0.0', 'darwin')).toBe(false);
+    // A cluster's process binds its own sockets; without reusePort, one socket as before.
+    expect(sharedListen(true, true)).toEqual({ sockets: ACCEPT_SOCKETS, options: { reusePort: true, exclusive: true } });
+    expect(sharedListen(false, true)).toEqual({ sockets: ACCEPT_SOCKETS, options: { reusePort: true } });
+    expect(sharedListen(true, false)).toEqual({ sockets: 1, options: {} });
   });
 
+  /** An HTTP server listening as `npm start`'s does on this Node, answering with `handler`. */
+  async function listening(handler: http.RequestListener) {
+    const { sockets, options } = sharedListen(false);
+    const server = http.createServer(handler);
+    await listenOn(server, { host: '127.0.0.1', port: 0, ...options });
+    await openAcceptSockets(server, sockets, options);
+    return { server, port: (server.address() as net.AddressInfo).port };
+  }
+
+  /** A GET over `agent`'s connection (by default one of its own): when its answer ended (ms since `from`). */
+  const get = (port: number, from: number, agent: http.Agent | false = false) =>
+    new Promise<number>((resolve, reject) => {
+      const req = http.get({ host: '127.0.0.1', port, path: '/', agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(performance.now() - from));
+      });
+      req.on('error', reject);
+    });
+
   it('accepts 40 waiting connections in a few turns of the event loop, each answered', { timeout: 30_000 }, async () => {
-    const shared = reusePortSupported();
-    const server = http.createServer((_req, res) => res.end('ok'));
-    await new Promise<void>((resolve) => server.listen({ host: '127.0.0.1', port: 0, reusePort: shared } as net.ListenOptions, resolve));
-    const close = await openAcceptSockets(server, shared ? ACCEPT_SOCKETS : 1);
-    const { port } = server.address() as net.AddressInfo;
+    const { server, port } = await listening((_req, res) => res.end('ok'));
     // One count per turn of the event loop.
     let turn = 0;
     let ticking: NodeJS.Immediate;
@@ -67,35 +87,15 @@ describe('listening sockets sharing the port', () => {
       expect(acceptedAt).toHaveLength(40);
       const turns = acceptedAt[39] - acceptedAt[0] + 1;
       // 40 connections over 64 sockets: as many turns as the most any one socket got; with one socket, 40.
-      if (shared) expect(turns).toBeLessThanOrEqual(10);
+      if (reusePortSupported()) expect(turns).toBeLessThanOrEqual(10);
       else expect(turns).toBeGreaterThanOrEqual(30);
     } finally {
       clearImmediate(ticking!);
       client.kill();
-      await close();
       await new Promise((resolve) => server.close(resolve));
       fs.rmSync(path.dirname(flag), { recursive: true, force: true });
     }
   });
-
-  /** An HTTP server listening as `npm start`'s does on this Node, answering with `handler`. */
-  async function listening(handler: http.RequestListener) {
-    const shared = reusePortSupported();
-    const server = http.createServer(handler);
-    await new Promise<void>((resolve) => server.listen({ host: '127.0.0.1', port: 0, reusePort: shared } as net.ListenOptions, resolve));
-    await openAcceptSockets(server, shared ? ACCEPT_SOCKETS : 1);
-    return { server, port: (server.address() as net.AddressInfo).port };
-  }
-
-  /** A GET over a connection of its own: when its answer ended (ms since `from`). */
-  const get = (port: number, from: number) =>
-    new Promise<number>((resolve, reject) => {
-      const req = http.get({ host: '127.0.0.1', port, path: '/', agent: false }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(performance.now() - from));
-      });
-      req.on('error', reject);
-    });
 
   it("calls close's callback once the requests of every socket's connections have been answered", { timeout: 30_000 }, async () => {
     const from = performance.now();
@@ -126,17 +126,7 @@ describe('listening sockets sharing the port', () => {
       for (let c = 0; c < 5; c++) {
         const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
         for (let i = 0; i < 10; i++) {
-          const from = performance.now();
-          took.push(
-            await new Promise<number>((resolve, reject) =>
-              http
-                .get({ host: '127.0.0.1', port, path: '/', agent }, (res) => {
-                  res.resume();
-                  res.on('end', () => resolve(performance.now() - from));
-                })
-                .on('error', reject),
-            ),
-          );
+          took.push(await get(port, performance.now(), agent));
         }
         agent.destroy();
       }

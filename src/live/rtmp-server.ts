@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { AmfError, decodeAmf0, encodeAmf0Values, type AmfObject, type AmfValue } from './amf.ts';
 import { HANDSHAKE_SIZE, handshakeResponse } from './rtmp-handshake.ts';
+import { listenOn } from '../net/listen.ts';
 
 /**
  * A small RTMP server that accepts publishers (encoders such as OBS or ffmpeg) and hands their
@@ -470,14 +471,9 @@ export class RtmpServer {
     });
   }
 
-  listen(port: number, host: string): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(port, host, () => {
-        this.server.off('error', reject);
-        resolve((this.server.address() as net.AddressInfo).port);
-      });
-    });
+  async listen(port: number, host: string): Promise<number> {
+    await listenOn(this.server, { port, host });
+    return (this.server.address() as net.AddressInfo).port;
   }
 
   async close(): Promise<void> {

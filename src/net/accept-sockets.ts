@@ -1,5 +1,6 @@
 import net from 'node:net';
 import type http from 'node:http';
+import { listenOn } from './listen.ts';
 
 /**
  * Listening sockets per API process, where Node can share a port between them.
@@ -40,15 +41,13 @@ export function reusePortSupported(version = process.versions.node, platform: st
  * Opens `count - 1` more listening sockets on the address `server` listens on (which must have
  * listened with `reusePort`, and `options` are how), each handing its connections to `server` as its
  * own. From then on `server.close()` stops them too, and calls back once the connections they handed
- * over have ended as well (Fastify runs its close hooks then). Answers a function that closes them
- * alone (for a start that fails after this).
+ * over have ended as well (Fastify runs its close hooks then).
  */
-export async function openAcceptSockets(server: http.Server, count: number, options: SharedListen = { reusePort: true }): Promise<() => Promise<void>> {
+export async function openAcceptSockets(server: http.Server, count: number, options: SharedListen = { reusePort: true }): Promise<void> {
   const address = server.address();
-  if (count <= 1 || address === null || typeof address === 'string') return async () => {};
+  if (count <= 1 || address === null || typeof address === 'string') return;
   const extra: net.Server[] = [];
-  let closing: Promise<void> | null = null;
-  const close = () => (closing ??= Promise.all(extra.map((socket) => new Promise((resolve) => socket.close(resolve)))).then(() => {}));
+  const close = () => Promise.all(extra.map((socket) => new Promise((resolve) => socket.close(resolve)))).then(() => {});
   // The socket options the HTTP server gives the connections it accepts (TCP_NODELAY above all).
   const { noDelay, keepAlive, keepAliveInitialDelay, allowHalfOpen, highWaterMark } = server as http.Server & net.ServerOpts;
   try {
@@ -58,13 +57,7 @@ export async function openAcceptSockets(server: http.Server, count: number, opti
         server.emit('connection', connection),
       );
       extra.push(socket);
-      await new Promise<void>((resolve, reject) => {
-        socket.once('error', reject);
-        socket.listen({ host: address.address, port: address.port, ...options } as net.ListenOptions, () => {
-          socket.off('error', reject);
-          resolve();
-        });
-      });
+      await listenOn(socket, { host: address.address, port: address.port, ...options });
       // An error of accept() would otherwise be thrown: the other sockets go on accepting.
       socket.on('error', (err) => process.stderr.write(`reelbase: a listening socket of port ${address.port} failed: ${err.message}\n`));
     }
@@ -79,5 +72,4 @@ export async function openAcceptSockets(server: http.Server, count: number, opti
     const handedOver = close();
     return closeServer.call(this, (err?: Error) => void handedOver.then(() => callback?.(err)));
   };
-  return close;
 }

@@ -13,7 +13,8 @@ export interface RateLimitStore {
 /**
  * Hits that arrive together are counted in one statement (a flood of viewer reports would otherwise
  * cost a write each), the hits of one key added up; each hit still learns its own count. A hit waits
- * up to VIEWER_WINDOW_MS for others while hits come one at a time (src/lib/group-commit.ts).
+ * up to VIEWER_WINDOW_MS for others while hits come one at a time (src/lib/group-commit.ts): the
+ * viewers' reports are counted here, and wait for their batch as their writes do.
  */
 function hitCounter(repo: RateLimitsRepository): GroupCommit<{ key: string; windowMs: number }, Counted> {
   return new GroupCommit(
@@ -35,7 +36,6 @@ function hitCounter(repo: RateLimitsRepository): GroupCommit<{ key: string; wind
         seen.set(hit.key, nth);
         return { count: counted.count - byKey.get(hit.key)!.hits + nth, resetAt: counted.resetAt };
       });
-      // The viewers' reports are counted here: they wait for their batch as their writes do.
     },
     500,
     VIEWER_WINDOW_MS,
