@@ -3,9 +3,11 @@ import type { Config } from './config.ts';
 
 /**
  * API_PROCESSES > 1: this process only supervises; that many processes of the server share PORT
- * through node:cluster: each listens through sockets of its own where Node can share a port
- * (src/net/accept-sockets.ts), else the primary hands each accepted connection to one of them in turn. One
- * Node process serves HTTP on one core; a machine's others then serve too (docs/performance.md).
+ * through node:cluster. Each is sent the one listening socket and accepts from it itself, through
+ * handles of its own (src/net/accept-handles.ts), rather than being handed each connection by this
+ * process, one message and its acknowledgement at a time: whichever process is free takes the next
+ * connection. One Node process serves HTTP on one core; a machine's others then serve too
+ * (docs/performance.md).
  *
  * The first process does all that ROLE says (migrations, the owner's first token, the RTMP ingest,
  * jobs); the others start once it serves, as `ROLE=api` without the ingest (its port is still the
@@ -43,6 +45,8 @@ export function tellSupervisorReady(index: number | null): void {
 }
 
 export function superviseApiProcesses(count: number, log: (line: string) => void): void {
+  // The processes accept from the socket themselves (see above).
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
   const workers = new Set<Worker>();
   let othersStarted = false;
   let stopping = false;

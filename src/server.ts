@@ -4,7 +4,7 @@ import { apiProcessIndex, configOfApiProcess, runsOnce, superviseApiProcesses, s
 import { buildApp, handlersIdle } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
-import { openAcceptSockets, sharedListen } from './net/accept-sockets.ts';
+import { ACCEPT_HANDLES, openAcceptHandles } from './net/accept-handles.ts';
 import { JobRunner } from './jobs/runner.ts';
 import { sweepWorkDirs } from './jobs/work-dir.ts';
 import { describeTool } from './lib/ffmpeg-binaries.ts';
@@ -54,11 +54,9 @@ async function main() {
     const app = await buildApp({ config, database, container });
     mark('app');
     // Listening first: the owner is created only once the port is ours, and before any request is answered.
-    // Several sockets on the port where Node can share it, in each of API_PROCESSES' processes too (src/net/accept-sockets.ts).
-    const shared = sharedListen(index !== null);
-    const answerRequests = await listenHoldingRequests(app, config.host, config.port, shared.options);
-    // app.close() closes them too (src/net/accept-sockets.ts).
-    await openAcceptSockets(app.server, shared.sockets, shared.options);
+    const answerRequests = await listenHoldingRequests(app, config.host, config.port);
+    // A burst of new connections is accepted 64 at a time, not one per turn (src/net/accept-handles.ts); app.close() closes them too.
+    await openAcceptHandles(app.server, ACCEPT_HANDLES);
     const token = runsOnce(index) ? await bootstrapOwner(config, container.services.organizations) : null;
     if (token) {
       // Printed once, on the terminal that started the service; the request log never sees it.

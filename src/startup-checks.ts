@@ -6,7 +6,6 @@ import type pg from 'pg';
 import { pgDriver } from './db/pg-driver.ts';
 import type { Config } from './config.ts';
 import { toolProblem, toolSource, type ToolName } from './lib/ffmpeg-binaries.ts';
-import type { SharedListen } from './net/accept-sockets.ts';
 import { listenOn } from './net/listen.ts';
 
 /**
@@ -43,23 +42,16 @@ export function toolsUsed(config: Config): Array<[ToolName, string]> {
  * Binding a throw-away listener is the check for the common case (something else holds the port), made
  * before the database is even opened. The real server listens later (`listenHoldingRequests`), still
  * before the owner is created, so a port taken in between fails the same way with nothing made.
- * Except by another Reelbase starting at the same moment: its sockets and ours share the port
- * (src/net/accept-sockets.ts), and neither listen would fail. On Linux this process therefore also
- * holds a lock named after HOST:PORT until it exits (an abstract Unix socket: the kernel lets it go
- * with the process), which that other start finds taken.
  */
 async function checkPort(host: string, port: number): Promise<void> {
   const probe = net.createServer();
-  const lock = net.createServer();
   try {
     await listenOn(probe, { host, port });
-    if (process.platform === 'linux') await listenOn(lock, { path: `\0reelbase-port ${host}:${port}` });
   } catch (err) {
     throw listenError(err, host, port);
   } finally {
     await new Promise((resolve) => probe.close(resolve));
   }
-  lock.unref();
 }
 
 /** The sentence for a failed listen on HOST:PORT; other errors unchanged (they keep their stack). */
@@ -87,7 +79,7 @@ function listenError(err: unknown, host: string, port: number): unknown {
 /** The server as `listenHoldingRequests` needs it (the Fastify app; src/ outside the web layer does not import fastify). */
 interface Listener {
   server: http.Server;
-  listen(options: { host: string; port: number } & SharedListen): Promise<string>;
+  listen(options: { host: string; port: number }): Promise<string>;
 }
 
 /**
@@ -95,9 +87,8 @@ interface Listener {
  * created after the listen succeeded (a port lost since `checkPort` then fails with nothing made) and
  * before any request is answered (whoever sees the port answer finds DATA_DIR/owner-token written).
  * (With HOST=localhost Fastify also listens on ::1 through a server of its own, which is not held.)
- * `shared`: how the port is shared with more sockets (src/net/accept-sockets.ts).
  */
-export async function listenHoldingRequests(app: Listener, host: string, port: number, shared: SharedListen = {}): Promise<() => void> {
+export async function listenHoldingRequests(app: Listener, host: string, port: number): Promise<() => void> {
   const { server } = app;
   const handlers = server.listeners('request') as Array<(req: http.IncomingMessage, res: http.ServerResponse) => void>;
   if (handlers.length !== 1) throw new Error(`expected one request handler on the HTTP server, found ${handlers.length}`);
@@ -108,7 +99,7 @@ export async function listenHoldingRequests(app: Listener, host: string, port: n
   server.removeListener('request', handler);
   server.on('request', held);
   try {
-    await app.listen({ host, port, ...shared });
+    await app.listen({ host, port });
   } catch (err) {
     throw listenError(err, host, port);
   }

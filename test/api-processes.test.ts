@@ -12,8 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dialects } from './helpers/harness.ts';
-import { freePort, freshSchemaEnv, listeningSockets, npmStartArgs, sendJson, until } from './helpers/processes.ts';
-import { ACCEPT_SOCKETS, reusePortSupported } from '../src/net/accept-sockets.ts';
+import { acceptHandles, freePort, freshSchemaEnv, listeningSockets, npmStartArgs, sendJson, until } from './helpers/processes.ts';
+import { ACCEPT_HANDLES } from '../src/net/accept-handles.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const P = '/dashboard/v1';
@@ -65,10 +65,9 @@ describe.each(dialects)('API_PROCESSES=2 on %s', (dialect) => {
     const token = await until('the owner token', async () => fs.readFileSync(path.join(dataDir, 'owner-token'), 'utf8').trim());
     const processes = await until('two API processes', async () => childrenOf(server!.pid!).length === 2 && childrenOf(server!.pid!));
     await until('both listening', async () => (out.match(/Server listening/g) ?? []).length === 2 && true);
-    // Each process listens through sockets of its own where Node can share the port; else the supervisor listens, once.
-    const sockets = reusePortSupported() ? 2 * ACCEPT_SOCKETS : 1;
-    await until(`${sockets} listening sockets`, async () => listeningSockets(port) >= sockets);
-    expect(listeningSockets(port)).toBe(sockets);
+    // One listening socket, made by the supervisor; each process accepts from it through handles of its own.
+    await until('the handles of both processes', async () => acceptHandles(port).join() === `1,${ACCEPT_HANDLES},${ACCEPT_HANDLES}`);
+    expect(listeningSockets(port)).toHaveLength(1);
     // The first start's organization is made once, by the first process; the ingest runs there only.
     expect(out.match(/created organization/g)).toHaveLength(1);
     expect(out.match(/RTMP ingest listening/g)).toHaveLength(1);
@@ -94,8 +93,8 @@ describe.each(dialects)('API_PROCESSES=2 on %s', (dialect) => {
     // connections of their own, so that each keeps the CTA in its read cache and has just looked at the
     // database when the write comes: with a change check of a millisecond, 8 to 15 reads in 300 saw the
     // value before the write.
-    // (Round robin through the supervisor on Node 20; where Node can share the port, the kernel spreads
-    // connections over the processes' own sockets: new connections are opened until one lands there.)
+    // (Whichever process is free accepts the next connection from the shared socket: new connections
+    // are opened until one lands there.)
     let second = on();
     let firstRead = await second('GET', url);
     for (let tries = 1; firstRead.process === cta.process && tries < 50; tries++) {

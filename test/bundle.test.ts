@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, listeningSockets } from './helpers/processes.ts';
-import { ACCEPT_SOCKETS, reusePortSupported } from '../src/net/accept-sockets.ts';
+import { acceptHandles, freePort, listeningSockets, until } from './helpers/processes.ts';
+import { ACCEPT_HANDLES } from '../src/net/accept-handles.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /**
@@ -61,8 +61,9 @@ describe('the bundle npm start runs', () => {
     try {
       expect(first.stderr()).toContain('start: bundle, code cache');
       expect(first.stderr()).not.toContain('through tsx');
-      // Its port is shared by ACCEPT_SOCKETS listening sockets where Node can (src/net/accept-sockets.ts).
-      expect(listeningSockets(port)).toBe(reusePortSupported() ? ACCEPT_SOCKETS : 1);
+      // It accepts from its one listening socket through ACCEPT_HANDLES descriptors (src/net/accept-handles.ts).
+      expect(listeningSockets(port)).toHaveLength(1);
+      await until('its handles', async () => acceptHandles(port).join() === String(ACCEPT_HANDLES));
       const end = Date.now() + 15_000;
       while (!npmStartCached() && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
       expect(npmStartCached()).toBe(true);

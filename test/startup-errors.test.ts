@@ -114,18 +114,6 @@ describe('start-up errors are one clear line, before anything is created', () =>
     expect(fs.existsSync(dataDir)).toBe(false);
   });
 
-  it('a port another Reelbase is starting on (its lock held, the port itself still free): the same line', async () => {
-    const dataDir = path.join(await tempDir(), 'data');
-    const port = await freePort();
-    // What a start that passed its port check holds until it exits (src/startup-checks.ts).
-    const lock = net.createServer();
-    holders.push(lock);
-    await new Promise<void>((resolve) => lock.listen({ path: `\0reelbase-port 127.0.0.1:${port}` }, resolve));
-    const ended = await start({ DATA_DIR: dataDir, PORT: String(port) });
-    expectOneLine(ended, new RegExp(`^PORT ${port} is already in use on 127\\.0\\.0\\.1: .*set PORT to a free port\\.$`));
-    expect(fs.existsSync(dataDir)).toBe(false);
-  });
-
   it('the worker role does not listen: a held port does not concern it', async () => {
     // A missing ffprobe stops the worker after the port would have been checked: the line proves which check ran.
     const dir = await tempDir();

@@ -99,12 +99,40 @@ export function npmStartArgs(): string[] {
   return [...flags.split(/\s+/).filter(Boolean), 'scripts/start.mjs'];
 }
 
-/** The sockets of this machine listening on 127.0.0.1:`port` (/proc/net/tcp; state 0A is LISTEN). */
-export const listeningSockets = (port: number): number =>
+/** The sockets of this machine listening on 127.0.0.1:`port` (/proc/net/tcp; state 0A is LISTEN), by their inodes. */
+export const listeningSockets = (port: number): string[] =>
   fs
     .readFileSync('/proc/net/tcp', 'utf8')
     .split('\n')
-    .filter((line) => {
-      const [, local, , state] = line.trim().split(/\s+/);
-      return state === '0A' && local === `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
-    }).length;
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, local, , state]) => state === '0A' && local === `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`)
+    .map((fields) => fields[9]);
+
+/**
+ * How many descriptors each process holding a listening socket of `port` has of it (src/net/accept-handles.ts),
+ * ascending; processes of other users unseen.
+ */
+export function acceptHandles(port: number): number[] {
+  const sockets = new Set(listeningSockets(port).map((inode) => `socket:[${inode}]`));
+  const counts: number[] = [];
+  for (const pid of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    let fds: string[];
+    try {
+      fds = fs.readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue; // gone meanwhile, or not ours
+    }
+    // (A descriptor may close meanwhile: the one that listed this process's own, for one.)
+    const held = fds.filter((fd) => sockets.has(readlinkOrNull(`/proc/${pid}/fd/${fd}`) ?? '')).length;
+    if (held > 0) counts.push(held);
+  }
+  return counts.sort((a, b) => a - b);
+}
+
+function readlinkOrNull(link: string): string | null {
+  try {
+    return fs.readlinkSync(link);
+  } catch {
+    return null;
+  }
+}

@@ -5,36 +5,22 @@ import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ACCEPT_SOCKETS, openAcceptSockets, reusePortSupported, sharedListen } from '../src/net/accept-sockets.ts';
+import { ACCEPT_HANDLES, openAcceptHandles } from '../src/net/accept-handles.ts';
 import { listenOn } from '../src/net/listen.ts';
+import { acceptHandles, listeningSockets, until } from './helpers/processes.ts';
 
 /**
- * A burst of new connections is accepted within a few turns of the event loop where Node can share
- * the port between sockets (src/net/accept-sockets.ts); with one socket, Node accepts one per turn.
+ * A burst of new connections is accepted within a few turns of the event loop: the server accepts
+ * through 64 descriptors of its listening socket (src/net/accept-handles.ts); with one, Node accepts
+ * one per turn.
  */
 
-describe('listening sockets sharing the port', () => {
-  it('reusePort is known from Node 22.12 and 23.1', () => {
-    expect(reusePortSupported('20.20.2')).toBe(false);
-    expect(reusePortSupported('22.11.0')).toBe(false);
-    expect(reusePortSupported('22.12.0')).toBe(true);
-    expect(reusePortSupported('23.0.0')).toBe(false);
-    expect(reusePortSupported('23.1.0')).toBe(true);
-    expect(reusePortSupported('24.0.0')).toBe(true);
-    // Node refuses the option where the platform lacks it.
-    expect(reusePortSupported('24.0.0', 'darwin')).toBe(false);
-    // A cluster's process binds its own sockets; without reusePort, one socket as before.
-    expect(sharedListen(true, true)).toEqual({ sockets: ACCEPT_SOCKETS, options: { reusePort: true, exclusive: true } });
-    expect(sharedListen(false, true)).toEqual({ sockets: ACCEPT_SOCKETS, options: { reusePort: true } });
-    expect(sharedListen(true, false)).toEqual({ sockets: 1, options: {} });
-  });
-
-  /** An HTTP server listening as `npm start`'s does on this Node, answering with `handler`. */
-  async function listening(handler: http.RequestListener) {
-    const { sockets, options } = sharedListen(false);
+describe('handles of the listening socket', () => {
+  /** An HTTP server listening as `npm start`'s does (through `handles` handles), answering with `handler`. */
+  async function listening(handler: http.RequestListener, handles = ACCEPT_HANDLES) {
     const server = http.createServer(handler);
-    await listenOn(server, { host: '127.0.0.1', port: 0, ...options });
-    await openAcceptSockets(server, sockets, options);
+    await listenOn(server, { host: '127.0.0.1', port: 0 });
+    await openAcceptHandles(server, handles);
     return { server, port: (server.address() as net.AddressInfo).port };
   }
 
@@ -48,8 +34,9 @@ describe('listening sockets sharing the port', () => {
       req.on('error', reject);
     });
 
-  it('accepts 40 waiting connections in a few turns of the event loop, each answered', { timeout: 30_000 }, async () => {
-    const { server, port } = await listening((_req, res) => res.end('ok'));
+  /** The turns of the event loop 40 waiting connections take to be accepted, each answered. */
+  async function turnsToAccept40(handles: number): Promise<number> {
+    const { server, port } = await listening((_req, res) => res.end('ok'), handles);
     // One count per turn of the event loop.
     let turn = 0;
     let ticking: NodeJS.Immediate;
@@ -85,16 +72,25 @@ describe('listening sockets sharing the port', () => {
       expect(fs.existsSync(flag)).toBe(true);
       expect(await exited).toBe(0);
       expect(acceptedAt).toHaveLength(40);
-      const turns = acceptedAt[39] - acceptedAt[0] + 1;
-      // 40 connections over 64 sockets: as many turns as the most any one socket got; with one socket, 40.
-      if (reusePortSupported()) expect(turns).toBeLessThanOrEqual(10);
-      else expect(turns).toBeGreaterThanOrEqual(30);
+      return acceptedAt[39] - acceptedAt[0] + 1;
     } finally {
       clearImmediate(ticking!);
       client.kill();
       await new Promise((resolve) => server.close(resolve));
       fs.rmSync(path.dirname(flag), { recursive: true, force: true });
     }
+  }
+
+  it('accepts 40 waiting connections in one or two turns of the event loop through its handles, in 40 through one', { timeout: 60_000 }, async () => {
+    expect(await turnsToAccept40(ACCEPT_HANDLES)).toBeLessThanOrEqual(2);
+    expect(await turnsToAccept40(1)).toBeGreaterThanOrEqual(30);
+  });
+
+  it('takes one descriptor of its socket per handle; closing the server closes them all', { timeout: 30_000 }, async () => {
+    const { server, port } = await listening((_req, res) => res.end('ok'));
+    await until('the duplicating child gone', async () => acceptHandles(port).join() === String(ACCEPT_HANDLES));
+    await new Promise((resolve) => server.close(resolve));
+    expect(listeningSockets(port)).toHaveLength(0);
   });
 
   it("calls close's callback once the requests of every socket's connections have been answered", { timeout: 30_000 }, async () => {

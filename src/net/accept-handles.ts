@@ -1,0 +1,83 @@
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import type http from 'node:http';
+
+/**
+ * Handles through which a process accepts the connections of its listening socket.
+ *
+ * Node accepts one connection per handle per turn of its event loop (libuv 1.45, libuv/libuv#3696).
+ * Under load a turn answers every ready connection's request first, tens of milliseconds on two
+ * cores, so a burst of new connections waits in the kernel's queue: in the mixed bench, 200
+ * connections opened at once took up to 5 s to be accepted, and their first requests were its
+ * slowest by far. Each handle needs a file descriptor of its own (epoll watches descriptors), and
+ * Node has no dup(): a short-lived child process is sent the socket and sends it back, and each
+ * message carries a new descriptor of the same socket (SCM_RIGHTS). The connections still wait in
+ * one queue, taken in order, 64 per turn. (Sockets of their own sharing the port, SO_REUSEPORT,
+ * did less well: the kernel spreads connections over their queues by address, unevenly, and Node 20
+ * cannot make them.) API_PROCESSES' processes are each sent the one socket by the cluster's primary
+ * and do the same (src/api-processes.ts).
+ */
+export const ACCEPT_HANDLES = 64;
+
+/**
+ * The child: sends the socket it is given back as many times as asked, one after another (each waits
+ * for the receipt of the one before), then leaves. Its 'message' listener stays: without one, Node
+ * stops waiting on the channel, and the child would exit before the first receipt came.
+ */
+const DUPLICATOR = `process.on('message', (count, handle) => {
+  const next = (err) => (err || count-- <= 0 ? process.disconnect() : process.send(0, handle, next));
+  next();
+});`;
+
+/** How long the child may take; the server goes on with the handles it has by then. */
+const DUPLICATE_TIMEOUT_MS = 10_000;
+
+/**
+ * Gives `server` (listening on a socket of its own, not a cluster's round-robin stand-in) `count - 1`
+ * more handles on its socket, each handing its connections to `server` as its own. From then on
+ * `server.close()` stops them too, and calls back once the connections they handed over have ended
+ * as well (Fastify runs its close hooks then). Where that cannot be done (no such socket, Windows, a
+ * child that fails) the server keeps its one handle, and why is logged.
+ */
+export async function openAcceptHandles(server: http.Server, count: number, log = (line: string) => void process.stderr.write(`${line}\n`)): Promise<void> {
+  const socket = (server as unknown as { _handle?: { fd?: number } | null })._handle;
+  if (count <= 1 || process.platform === 'win32' || typeof socket?.fd !== 'number' || socket.fd < 0) return;
+  const extra: net.Server[] = [];
+  let closing = false;
+  // The socket options the HTTP server gives the connections it accepts (TCP_NODELAY above all).
+  const { noDelay, keepAlive, keepAliveInitialDelay, allowHalfOpen, highWaterMark } = server as http.Server & net.ServerOpts;
+  const child = spawn(process.execPath, ['-e', DUPLICATOR], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: {} });
+  const done = new Promise<void>((resolve) => {
+    const timer = setTimeout(() => child.kill(), DUPLICATE_TIMEOUT_MS);
+    child.on('message', (_message, handle) => {
+      // A descriptor that came after the server closed would keep its socket accepting.
+      if (closing || !handle) return void (handle as { close?: () => void } | undefined)?.close?.();
+      // Emitting 'connection' is how an http.Server is handed a connection it did not accept itself.
+      const accepting = net.createServer({ noDelay, keepAlive, keepAliveInitialDelay, allowHalfOpen, highWaterMark }, (connection) =>
+        server.emit('connection', connection),
+      );
+      // An error of accept() would otherwise be thrown: the other handles go on accepting.
+      accepting.on('error', (err) => log(`reelbase: a handle of the listening socket failed: ${err.message}`));
+      accepting.listen(handle as net.Server);
+      extra.push(accepting);
+    });
+    child.once('error', (err) => log(`reelbase: accepting through one handle (${err.message})`));
+    child.once('close', () => {
+      clearTimeout(timer);
+      if (extra.length < count - 1 && !closing) log(`reelbase: accepting through ${extra.length + 1} handles of ${count}`);
+      resolve();
+    });
+  });
+  child.send(count - 1, socket as unknown as net.Server);
+
+  // A connection belongs to the handle that accepted it: the server's own close would call back
+  // while those handed over are still being answered.
+  const closeServer = server.close;
+  server.close = function (this: http.Server, callback?: (err?: Error) => void) {
+    closing = true;
+    child.kill();
+    const handedOver = Promise.all(extra.map((handle) => new Promise((resolve) => handle.close(resolve))));
+    return closeServer.call(this, (err?: Error) => void handedOver.then(() => callback?.(err)));
+  };
+  await done;
+}
