@@ -55,8 +55,6 @@ async function main() {
     mark('app');
     // Listening first: the owner is created only once the port is ours, and before any request is answered.
     const answerRequests = await listenHoldingRequests(app, config.host, config.port);
-    // A burst of new connections is accepted 64 at a time, not one per turn (src/net/accept-handles.ts); app.close() closes them too.
-    await openAcceptHandles(app.server, ACCEPT_HANDLES);
     const token = runsOnce(index) ? await bootstrapOwner(config, container.services.organizations) : null;
     if (token) {
       // Printed once, on the terminal that started the service; the request log never sees it.
@@ -64,6 +62,8 @@ async function main() {
     }
     answerRequests();
     mark('listening');
+    // A burst of new connections is accepted 64 at a time, not one per turn, once a child has handed the handles over (src/net/accept-handles.ts); app.close() closes them too.
+    void openAcceptHandles(app.server, ACCEPT_HANDLES);
     app.server.once('request', (_req, res) => res.once('finish', () => mark(`first response (${res.statusCode})`)));
     shutdown.drain('http', async () => {
       // close() stops accepting, closes idle keep-alive connections and waits for in-flight requests;

@@ -93,6 +93,24 @@ describe('handles of the listening socket', () => {
     expect(listeningSockets(port)).toHaveLength(0);
   });
 
+  it('closed while the child is still handing the handles over: calls back once no descriptor of the socket is left', { timeout: 30_000 }, async () => {
+    const server = http.createServer((_req, res) => res.end('ok'));
+    await listenOn(server, { host: '127.0.0.1', port: 0 });
+    const { port } = server.address() as net.AddressInfo;
+    const lines: string[] = [];
+    const handedOver = openAcceptHandles(server, ACCEPT_HANDLES, (line) => void lines.push(line));
+    // Some handles in: the child holds the socket, and more are on their way.
+    await until('a first handle', async () => (acceptHandles(port)[0] ?? 0) > 1, 10_000);
+    await new Promise((resolve) => server.close(resolve));
+    expect(listeningSockets(port)).toHaveLength(0);
+    expect(acceptHandles(port)).toEqual([]);
+    await handedOver;
+    // Nor did a descriptor that arrived after the close stay.
+    expect(acceptHandles(port)).toEqual([]);
+    // Closing is not a failure worth a line.
+    expect(lines).toEqual([]);
+  });
+
   it("calls close's callback once the requests of every socket's connections have been answered", { timeout: 30_000 }, async () => {
     const from = performance.now();
     const finished: number[] = [];

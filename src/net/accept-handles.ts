@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import type http from 'node:http';
 
@@ -25,30 +25,59 @@ export const ACCEPT_HANDLES = 64;
  * stops waiting on the channel, and the child would exit before the first receipt came.
  */
 const DUPLICATOR = `process.on('message', (count, handle) => {
-  const next = (err) => (err || count-- <= 0 ? process.disconnect() : process.send(0, handle, next));
+  const next = (err) => (err || count-- <= 0 ? process.connected && process.disconnect() : process.send(0, handle, next));
   next();
 });`;
 
 /** How long the child may take; the server goes on with the handles it has by then. */
 const DUPLICATE_TIMEOUT_MS = 10_000;
+/** A failing accept() (EMFILE) fails on every handle every turn: said once in this long. */
+const ERROR_LOG_INTERVAL_MS = 10_000;
 
 /**
  * Gives `server` (listening on a socket of its own, not a cluster's round-robin stand-in) `count - 1`
- * more handles on its socket, each handing its connections to `server` as its own. From then on
- * `server.close()` stops them too, and calls back once the connections they handed over have ended
- * as well (Fastify runs its close hooks then). Where that cannot be done (no such socket, Windows, a
- * child that fails) the server keeps its one handle, and why is logged.
+ * more handles on its socket, each handing its connections to `server` as its own. The server
+ * answers meanwhile through its own handle; the promise settles once the child is gone (never
+ * rejected). From the call on, `server.close()` stops the handles too, and calls back once the
+ * child is gone and the connections they handed over have ended as well (Fastify runs its close
+ * hooks then). Where the handles cannot be had (no such socket, Windows, a child that cannot be run
+ * or fails) the server keeps its one handle, and why is logged.
+ *
+ * Each new connection wakes every handle (epoll has no exclusive wake-up through libuv), and all but
+ * one of them find nothing to accept: about 40 µs of system time per new connection with 64
+ * (docs/performance.md, "Session 27"). Kept-alive connections, a reverse proxy's, do not pay it.
  */
-export async function openAcceptHandles(server: http.Server, count: number, log = (line: string) => void process.stderr.write(`${line}\n`)): Promise<void> {
+export function openAcceptHandles(
+  server: http.Server,
+  count: number,
+  log: (line: string) => void = (line) => void process.stderr.write(`${line}\n`),
+): Promise<void> {
   const socket = (server as unknown as { _handle?: { fd?: number } | null })._handle;
-  if (count <= 1 || process.platform === 'win32' || typeof socket?.fd !== 'number' || socket.fd < 0) return;
+  if (count <= 1 || process.platform === 'win32' || typeof socket?.fd !== 'number' || socket.fd < 0) return Promise.resolve();
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, ['-e', DUPLICATOR], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: {} });
+  } catch (err) {
+    log(`reelbase: accepting through one handle (${(err as Error).message})`);
+    return Promise.resolve();
+  }
   const extra: net.Server[] = [];
   let closing = false;
+  let loggedAt = -Infinity;
+  const acceptFailed = (err: Error) => {
+    if (performance.now() - loggedAt < ERROR_LOG_INTERVAL_MS) return;
+    loggedAt = performance.now();
+    log(`reelbase: a handle of the listening socket failed: ${err.message}`);
+  };
   // The socket options the HTTP server gives the connections it accepts (TCP_NODELAY above all).
   const { noDelay, keepAlive, keepAliveInitialDelay, allowHalfOpen, highWaterMark } = server as http.Server & net.ServerOpts;
-  const child = spawn(process.execPath, ['-e', DUPLICATOR], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: {} });
   const done = new Promise<void>((resolve) => {
     const timer = setTimeout(() => child.kill(), DUPLICATE_TIMEOUT_MS);
+    const finish = () => {
+      clearTimeout(timer);
+      if (extra.length < count - 1 && !closing) log(`reelbase: accepting through ${extra.length + 1} handles of ${count}`);
+      resolve();
+    };
     child.on('message', (_message, handle) => {
       // A descriptor that came after the server closed would keep its socket accepting.
       if (closing || !handle) return void (handle as { close?: () => void } | undefined)?.close?.();
@@ -57,27 +86,28 @@ export async function openAcceptHandles(server: http.Server, count: number, log 
         server.emit('connection', connection),
       );
       // An error of accept() would otherwise be thrown: the other handles go on accepting.
-      accepting.on('error', (err) => log(`reelbase: a handle of the listening socket failed: ${err.message}`));
+      accepting.on('error', acceptFailed);
       accepting.listen(handle as net.Server);
       extra.push(accepting);
     });
-    child.once('error', (err) => log(`reelbase: accepting through one handle (${err.message})`));
-    child.once('close', () => {
+    // A child that could not be started (EMFILE, EAGAIN) may say so without ever closing.
+    child.on('error', (err) => {
+      log(`reelbase: accepting through ${extra.length + 1} handles (${err.message})`);
       clearTimeout(timer);
-      if (extra.length < count - 1 && !closing) log(`reelbase: accepting through ${extra.length + 1} handles of ${count}`);
       resolve();
     });
+    child.once('close', finish);
   });
-  child.send(count - 1, socket as unknown as net.Server);
+  if (child.connected) child.send(count - 1, socket as unknown as net.Server, (err: Error | null) => err && child.kill());
 
   // A connection belongs to the handle that accepted it: the server's own close would call back
-  // while those handed over are still being answered.
+  // while those handed over are still being answered, and the child may still hold the socket.
   const closeServer = server.close;
   server.close = function (this: http.Server, callback?: (err?: Error) => void) {
     closing = true;
     child.kill();
-    const handedOver = Promise.all(extra.map((handle) => new Promise((resolve) => handle.close(resolve))));
+    const handedOver = done.then(() => Promise.all(extra.map((handle) => new Promise((resolve) => handle.close(resolve)))));
     return closeServer.call(this, (err?: Error) => void handedOver.then(() => callback?.(err)));
   };
-  await done;
+  return done;
 }
