@@ -111,6 +111,29 @@ describe('handles of the listening socket', () => {
     expect(lines).toEqual([]);
   });
 
+  it('a child that cannot be run leaves the server its one handle, answering, and one line saying why', { timeout: 30_000 }, async () => {
+    const server = http.createServer((_req, res) => res.end('ok'));
+    await listenOn(server, { host: '127.0.0.1', port: 0 });
+    const { port } = server.address() as net.AddressInfo;
+    const lines: string[] = [];
+    const execPath = process.execPath;
+    // spawn() of a missing file fails with 'error' (ENOENT), then the child still 'close's.
+    process.execPath = path.join(os.tmpdir(), 'reelbase-no-such-node');
+    let handedOver: Promise<void>;
+    try {
+      handedOver = openAcceptHandles(server, ACCEPT_HANDLES, (line) => void lines.push(line));
+    } finally {
+      process.execPath = execPath;
+    }
+    await handedOver;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(lines).toEqual([expect.stringMatching(/^reelbase: accepting through 1 handles \(.*ENOENT/)]);
+    expect(acceptHandles(port)).toEqual([1]);
+    expect(await get(port, performance.now())).toBeGreaterThan(0);
+    await new Promise((resolve) => server.close(resolve));
+    expect(listeningSockets(port)).toHaveLength(0);
+  });
+
   it("calls close's callback once the requests of every socket's connections have been answered", { timeout: 30_000 }, async () => {
     const from = performance.now();
     const finished: number[] = [];

@@ -73,9 +73,14 @@ export function openAcceptHandles(
   const { noDelay, keepAlive, keepAliveInitialDelay, allowHalfOpen, highWaterMark } = server as http.Server & net.ServerOpts;
   const done = new Promise<void>((resolve) => {
     const timer = setTimeout(() => child.kill(), DUPLICATE_TIMEOUT_MS);
-    const finish = () => {
+    // A child that fails ('error') may close after, or never: whichever comes first settles, once.
+    let settled = false;
+    const settle = (why?: string) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      if (extra.length < count - 1 && !closing) log(`reelbase: accepting through ${extra.length + 1} handles of ${count}`);
+      if (why !== undefined) log(`reelbase: accepting through ${extra.length + 1} handles (${why})`);
+      else if (extra.length < count - 1 && !closing) log(`reelbase: accepting through ${extra.length + 1} handles of ${count}`);
       resolve();
     };
     child.on('message', (_message, handle) => {
@@ -91,12 +96,8 @@ export function openAcceptHandles(
       extra.push(accepting);
     });
     // A child that could not be started (EMFILE, EAGAIN) may say so without ever closing.
-    child.on('error', (err) => {
-      log(`reelbase: accepting through ${extra.length + 1} handles (${err.message})`);
-      clearTimeout(timer);
-      resolve();
-    });
-    child.once('close', finish);
+    child.on('error', (err) => settle(err.message));
+    child.once('close', () => settle());
   });
   if (child.connected) child.send(count - 1, socket as unknown as net.Server, (err: Error | null) => err && child.kill());
 
