@@ -12,6 +12,7 @@ import { listenForChanges, wrapPgPool } from './pg-connection.ts';
 import { attachReadCache, ReadCache } from './read-cache.ts';
 import { SERVER_CHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { wrapSqlite } from './sqlite-connection.ts';
+import { waitingForTheWriteLock } from './sqlite-busy.ts';
 import { organizationBeingWritten, rowsBeingWritten, scopingWrites } from './write-scope.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -92,7 +93,8 @@ export function openDatabase(options: DatabaseOptions): Database {
   const sqlite = new SqliteDatabase(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  // A write that finds the file's lock taken waits asynchronously, not in SQLite's sleep on the event loop (src/db/sqlite-busy.ts).
+  sqlite.pragma('busy_timeout = 0');
   sqlite.pragma('synchronous = NORMAL');
   // Lists at size walk index entries by the hundred thousand (docs/performance.md, "Lists at size"):
   // read through a memory map, with a larger page cache, the middle page of a million-row player
@@ -108,8 +110,10 @@ export function openDatabase(options: DatabaseOptions): Database {
     () => schemaVersion.get() as number,
   );
   // The driver runs the statement inside `executeQuery`, where the organization it writes is told.
-  const dialect: Dialect = scopingWrites(
-    new SqliteDialect({ database: wrapSqlite(sqlite, (statement) => clock.changed(statement, organizationBeingWritten(), rowsBeingWritten())) }),
+  // The scope is told at every attempt of a statement the lock made wait: the waiting wraps it.
+  const dialect: Dialect = waitingForTheWriteLock(
+    scopingWrites(new SqliteDialect({ database: wrapSqlite(sqlite, (statement) => clock.changed(statement, organizationBeingWritten(), rowsBeingWritten())) })),
+    sqlite,
   );
   const db = new Kysely<DB>({ dialect });
   attachReadCache(db, new ReadCache(clock));

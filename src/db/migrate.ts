@@ -4,6 +4,7 @@ import { installChangeTriggers } from './pg-change-triggers.ts';
 import { PgChangeClock } from './change-clock.ts';
 import { readCacheOf } from './read-cache.ts';
 import { readReach } from './write-reach.ts';
+import { retryWhileBusy } from './sqlite-busy.ts';
 import * as m0001 from './migrations/0001_initial.ts';
 import * as m0004 from './migrations/0004_accounts.ts';
 import * as m0005 from './migrations/0005_accounts_more.ts';
@@ -131,26 +132,11 @@ const SQLITE_LOCK_WAIT_MS = 10 * 60 * 1000;
  * `BEGIN IMMEDIATE` transaction instead: it takes the write lock before anything is read, the other
  * processes wait for it and then find nothing left to do, and a failing migration leaves the file as it
  * was. (So a migration cannot switch `pragma foreign_keys`, which SQLite ignores inside a transaction.)
- * The lock is polled (busy_timeout 0) rather than waited for inside SQLite, which would block the event
- * loop.
+ * The lock is waited for asynchronously (src/db/sqlite-busy.ts), as long as another process's
+ * migrations may take, rather than inside SQLite, which would block the event loop.
  */
 async function withSqliteWriteLock<T>(conn: Kysely<any>, run: () => Promise<T>): Promise<T> {
-  const busyTimeout = (await sql<{ timeout: number }>`pragma busy_timeout`.execute(conn)).rows[0]?.timeout ?? 0;
-  const deadline = Date.now() + SQLITE_LOCK_WAIT_MS;
-  await sql`pragma busy_timeout = 0`.execute(conn);
-  try {
-    for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
-      try {
-        await sql`begin immediate`.execute(conn);
-        break;
-      } catch (error) {
-        if (!isSqliteBusy(error) || Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, wait));
-      }
-    }
-  } finally {
-    await sql.raw(`pragma busy_timeout = ${Number(busyTimeout)}`).execute(conn);
-  }
+  await retryWhileBusy(() => sql`begin immediate`.execute(conn), SQLITE_LOCK_WAIT_MS);
   try {
     const result = await run();
     await sql`commit`.execute(conn);
@@ -160,9 +146,4 @@ async function withSqliteWriteLock<T>(conn: Kysely<any>, run: () => Promise<T>):
     await sql`rollback`.execute(conn).catch(() => undefined);
     throw error;
   }
-}
-
-function isSqliteBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
