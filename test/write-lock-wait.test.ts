@@ -4,6 +4,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.ts';
+import { SQLITE_BUSY_GIVE_UP_MS } from '../src/db/sqlite-busy.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 
@@ -103,5 +104,44 @@ describe.each(dialects)('a write waiting for the write lock on %s', (dialect) =>
     const got = await org.api.get(`${P}/players/${created.body.id}`);
     expect(got.status).toBe(200);
     expect(got.body.chapters_attributes).toHaveLength(1);
+  });
+});
+
+/** SQLite: a write that waited as long as it may for a lock still held is answered 503, with Retry-After, and made nothing. */
+describe('a write lock held past the wait on sqlite', () => {
+  let t: TestApp;
+  let dir: string;
+  let other: Database;
+  let org: OrgContext;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-lock-'));
+    t = await createTestApp('sqlite', {}, { sqlitePath: path.join(dir, 'reelbase.sqlite') });
+    other = t.openAnother();
+    org = await createOrg(t);
+  });
+
+  afterAll(async () => {
+    await other.destroy();
+    await t.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers 503 database_busy with Retry-After once the wait is over, and creates nothing', { timeout: 30_000 }, async () => {
+    const player = await createPlayer(org.api);
+    const chapterId = player.chapters_attributes[0].id as number;
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    const released = other.db.transaction().execute(async () => {
+      held();
+      await new Promise((resolve) => setTimeout(resolve, SQLITE_BUSY_GIVE_UP_MS + 1_000));
+    });
+    await holding;
+    const res = await org.api.post(`${P}/ctas`, { chapter_id: chapterId, second: 1, duration: 5, width: 200, html: '<b>never</b>' });
+    await released;
+    expect(res.status).toBe(503);
+    expect(res.body.code).toBe('database_busy');
+    expect(res.headers['retry-after']).toBe('1');
+    expect((await org.api.get(`${P}/chapters/${chapterId}/ctas`)).body.ctas).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { isDatabaseBusy } from '../lib/errors.ts';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
 
 /**
@@ -19,11 +20,6 @@ const LONGEST_WAIT_MS = 16;
 /** As long as the busy timeout waited before (database.ts); then the statement fails as it did. */
 export const SQLITE_BUSY_GIVE_UP_MS = 5_000;
 
-export function isSqliteBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
-}
-
 /**
  * Runs `attempt` until it does not fail with SQLITE_BUSY, waiting 1 ms, then twice as long each time
  * (at most 16 ms), for at most `giveUpMs`; then the last failure is thrown. `firstFailure`: a failure
@@ -34,7 +30,7 @@ export async function retryWhileBusy<T>(attempt: () => Promise<T> | T, giveUpMs 
   let failure = firstFailure;
   for (let wait = FIRST_WAIT_MS; ; wait = Math.min(wait * 2, LONGEST_WAIT_MS)) {
     if (failure !== undefined) {
-      if (!isSqliteBusy(failure) || performance.now() + wait > deadline) throw failure as Error;
+      if (!isDatabaseBusy(failure) || performance.now() + wait > deadline) throw failure as Error;
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
     try {
@@ -62,7 +58,7 @@ class WaitingConnection implements DatabaseConnection {
     try {
       return this.inner.executeQuery<R>(compiledQuery);
     } catch (error) {
-      if (!isSqliteBusy(error)) throw error;
+      if (!isDatabaseBusy(error)) throw error;
       return retryWhileBusy(() => this.inner.executeQuery<R>(compiledQuery), SQLITE_BUSY_GIVE_UP_MS, error);
     }
   }

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ErrorCodes, type ErrorCode, type ErrorDetail } from '../lib/errors.ts';
+import { AppError, ErrorCodes, isDatabaseBusy, type ErrorCode, type ErrorDetail } from '../lib/errors.ts';
 import { ErrorStatus } from './error-status.ts';
 
 interface AjvError {
@@ -86,6 +86,11 @@ export function registerErrorHandling(app: FastifyInstance) {
     if (status >= 400 && status < 500) {
       const code = (Object.entries(ErrorStatus).find(([, v]) => v === status)?.[0] ?? 'bad_request') as ErrorCode;
       return sendError(reply, code, fe.message);
+    }
+    if (isDatabaseBusy(error)) {
+      request.log.warn({ err: error }, 'the database stayed busy');
+      void reply.header('retry-after', '1');
+      return sendError(reply, 'database_busy');
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, 'internal_error');

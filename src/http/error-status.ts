@@ -21,5 +21,6 @@ export const ErrorStatus = {
   rate_limited: 429,
   not_implemented: 501,
   not_yet_available: 503,
+  database_busy: 503,
   internal_error: 500,
 } as const satisfies Record<ErrorCode, number>;

@@ -23,10 +23,20 @@ export const ErrorCodes = {
   rate_limited: 'Too many requests',
   not_implemented: 'This format is not supported',
   not_yet_available: 'What was asked for is not available yet; ask again',
+  database_busy: 'The database is busy; try again shortly',
   internal_error: 'Internal server error',
 } as const satisfies Record<string, string>;
 
 export type ErrorCode = keyof typeof ErrorCodes;
+
+/**
+ * SQLite's write lock still held by another writer once a statement has waited as long as it may
+ * (src/db/sqlite-busy.ts): a moment's condition, not a fault. Matched by shape, free of driver imports.
+ */
+export function isDatabaseBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
 
 export interface ErrorDetail {
   field: string;
