@@ -20,6 +20,7 @@
  * PostgreSQL each process rings a bell after its commits, a SQLite file it and the others share, whose
  * `data_version` each looks at before a cached read (src/db/change-bell.ts; `strictChanges`).
  */
+import { isDatabaseBusy } from '../lib/errors.ts';
 import type { ChangeBell } from './change-bell.ts';
 import { ownRows, ownScope, WriteReach, type Reach } from './write-reach.ts';
 import type { RowsTouched } from './write-scope.ts';
@@ -265,7 +266,17 @@ export class SqliteChangeClock implements ChangeClock {
     const at = performance.now();
     if (at - this.checkedAt >= this.maxAgeMs) {
       this.checkedAt = at;
-      const version = this.dataVersion();
+      let version: number;
+      try {
+        version = this.dataVersion();
+      } catch (error) {
+        // Reading it needs a look at the log, which fails while another connection rebuilds the log's
+        // index after a crash (busy timeout 0, src/db/sqlite-busy.ts): anything may have changed.
+        if (!isDatabaseBusy(error)) throw error;
+        this.checkedAt = -Infinity;
+        this.generations.moved(null);
+        return this.generations.total;
+      }
       if (version !== this.version) {
         this.version = version;
         this.generations.moved(null);

@@ -35,7 +35,8 @@ export type ErrorCode = keyof typeof ErrorCodes;
  */
 export function isDatabaseBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+  // SQLITE_LOCKED is a conflict inside one connection, which waiting does not end: not this.
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 export interface ErrorDetail {

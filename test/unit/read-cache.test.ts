@@ -304,6 +304,33 @@ describe('SqliteChangeClock', () => {
     clock.close();
     expect(clock.now()).toBeNull();
   });
+
+  it('moves, and looks again at the next read, when data_version cannot be read for a busy log', () => {
+    let busy = false;
+    const clock = new SqliteChangeClock(() => {
+      if (busy) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY_RECOVERY' });
+      return 7;
+    }, 200);
+    const start = clock.now()!;
+    const lookNow = () => ((clock as unknown as { checkedAt: number }).checkedAt = -Infinity);
+    busy = true;
+    lookNow();
+    expect(clock.now()).toBe(start + 1);
+    // Looked at again at the very next read, which finds nothing new.
+    busy = false;
+    expect(clock.now()).toBe(start + 1);
+    // Then not again for 200 ms.
+    busy = true;
+    expect(clock.now()).toBe(start + 1);
+    // Anything but busy is not the clock's to hide.
+    ((busy = false), lookNow());
+    const other = new SqliteChangeClock(() => {
+      if (busy) throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
+      return 7;
+    }, 0);
+    busy = true;
+    expect(() => other.now()).toThrow('disk I/O error');
+  });
 });
 
 describe('PgChangeClock with a change bell', () => {
