@@ -1,5 +1,6 @@
 import { isDatabaseBusy } from '../lib/errors.ts';
-import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
+import type { CompiledQuery, DatabaseConnection, Dialect, QueryResult, TransactionSettings } from 'kysely';
+import { withDriver, WrappingDriver } from './driver-wrapper.ts';
 
 /**
  * SQLite has one write lock per file. Another process (API_PROCESSES, the CLI, a worker) or thread
@@ -68,57 +69,10 @@ class WaitingConnection implements DatabaseConnection {
   }
 }
 
-const innerOf = (connection: DatabaseConnection) => (connection instanceof WaitingConnection ? connection.inner : connection);
-
-class WaitingDriver implements Driver {
-  private readonly wrapped = new WeakMap<DatabaseConnection, WaitingConnection>();
-
-  constructor(
-    private readonly inner: Driver,
-    private readonly state: TransactionState,
-  ) {}
-
-  init(): Promise<void> {
-    return this.inner.init();
-  }
-
-  destroy(): Promise<void> {
-    return this.inner.destroy();
-  }
-
-  async acquireConnection(): Promise<DatabaseConnection> {
-    const connection = await this.inner.acquireConnection();
-    let waiting = this.wrapped.get(connection);
-    if (!waiting) this.wrapped.set(connection, (waiting = new WaitingConnection(connection, this.state)));
-    return waiting;
-  }
-
-  beginTransaction(c: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return retryWhileBusy(() => this.inner.beginTransaction(innerOf(c), settings));
-  }
-
-  commitTransaction(c: DatabaseConnection): Promise<void> {
-    return this.inner.commitTransaction(innerOf(c));
-  }
-
-  rollbackTransaction(c: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(innerOf(c));
-  }
-
-  releaseConnection(c: DatabaseConnection): Promise<void> {
-    return this.inner.releaseConnection(innerOf(c));
-  }
-
-  savepoint(c: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]): Promise<void> {
-    return this.inner.savepoint!(innerOf(c), name, compile);
-  }
-
-  rollbackToSavepoint(c: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['rollbackToSavepoint']>>[2]): Promise<void> {
-    return this.inner.rollbackToSavepoint!(innerOf(c), name, compile);
-  }
-
-  releaseSavepoint(c: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['releaseSavepoint']>>[2]): Promise<void> {
-    return this.inner.releaseSavepoint!(innerOf(c), name, compile);
+/** Begins a transaction once the write lock is free (its `BEGIN IMMEDIATE` failed having changed nothing). */
+class WaitingDriver extends WrappingDriver {
+  override beginTransaction(c: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return retryWhileBusy(() => this.inner.beginTransaction(this.innerOf(c), settings));
   }
 }
 
@@ -128,10 +82,5 @@ class WaitingDriver implements Driver {
  * each statement.
  */
 export function waitingForTheWriteLock(dialect: Dialect, state: TransactionState): Dialect {
-  return {
-    createAdapter: () => dialect.createAdapter(),
-    createDriver: () => new WaitingDriver(dialect.createDriver(), state),
-    createIntrospector: (db) => dialect.createIntrospector(db),
-    createQueryCompiler: () => dialect.createQueryCompiler(),
-  };
+  return withDriver(dialect, (inner) => new WaitingDriver(inner, (connection) => new WaitingConnection(connection, state)));
 }

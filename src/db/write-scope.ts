@@ -1,3 +1,4 @@
+import { withDriver, WrappingDriver } from './driver-wrapper.ts';
 import {
   AndNode,
   BinaryOperationNode,
@@ -12,11 +13,9 @@ import {
   type CompiledQuery,
   type DatabaseConnection,
   type Dialect,
-  type Driver,
   type OperationNode,
   type QueryResult,
   type RootOperationNode,
-  type TransactionSettings,
 } from 'kysely';
 
 /**
@@ -170,69 +169,7 @@ class ScopedConnection implements DatabaseConnection {
   }
 }
 
-type Compile = Parameters<NonNullable<Driver['savepoint']>>[2];
-
-// The inner driver gets its own connection back: PostgreSQL's releases it through a method of its own.
-const innerOf = (connection: DatabaseConnection) => (connection instanceof ScopedConnection ? connection.inner : connection);
-
-class ScopedDriver implements Driver {
-  private readonly wrapped = new WeakMap<DatabaseConnection, ScopedConnection>();
-
-  constructor(private readonly inner: Driver) {}
-
-  init(): Promise<void> {
-    return this.inner.init();
-  }
-
-  destroy(): Promise<void> {
-    return this.inner.destroy();
-  }
-
-  async acquireConnection(): Promise<DatabaseConnection> {
-    const connection = await this.inner.acquireConnection();
-    let scoped = this.wrapped.get(connection);
-    if (!scoped) this.wrapped.set(connection, (scoped = new ScopedConnection(connection)));
-    return scoped;
-  }
-
-  beginTransaction(c: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return this.inner.beginTransaction(innerOf(c), settings);
-  }
-
-  commitTransaction(c: DatabaseConnection): Promise<void> {
-    return this.inner.commitTransaction(innerOf(c));
-  }
-
-  rollbackTransaction(c: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(innerOf(c));
-  }
-
-  releaseConnection(c: DatabaseConnection): Promise<void> {
-    return this.inner.releaseConnection(innerOf(c));
-  }
-
-  async savepoint(c: DatabaseConnection, name: string, compile: Compile): Promise<void> {
-    if (!this.inner.savepoint) throw new Error('The `savepoint` method is not supported by this driver');
-    await this.inner.savepoint(innerOf(c), name, compile);
-  }
-
-  async rollbackToSavepoint(c: DatabaseConnection, name: string, compile: Compile): Promise<void> {
-    if (!this.inner.rollbackToSavepoint) throw new Error('The `rollbackToSavepoint` method is not supported by this driver');
-    await this.inner.rollbackToSavepoint(innerOf(c), name, compile);
-  }
-
-  async releaseSavepoint(c: DatabaseConnection, name: string, compile: Compile): Promise<void> {
-    if (!this.inner.releaseSavepoint) throw new Error('The `releaseSavepoint` method is not supported by this driver');
-    await this.inner.releaseSavepoint(innerOf(c), name, compile);
-  }
-}
-
 /** `dialect` with every statement's organization (`organizationOf`) told to the client's wrapper as it is sent. */
 export function scopingWrites(dialect: Dialect): Dialect {
-  return {
-    createAdapter: () => dialect.createAdapter(),
-    createDriver: () => new ScopedDriver(dialect.createDriver()),
-    createIntrospector: (db) => dialect.createIntrospector(db),
-    createQueryCompiler: () => dialect.createQueryCompiler(),
-  };
+  return withDriver(dialect, (inner) => new WrappingDriver(inner, (connection) => new ScopedConnection(connection)));
 }
