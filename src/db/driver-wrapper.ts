@@ -9,8 +9,10 @@ export interface ConnectionWrapper extends DatabaseConnection {
 
 /**
  * A driver whose connections are `inner`'s, each wrapped once by `wrap`; everything else is
- * `inner`'s, handed its own connection back (PostgreSQL's releases a connection through a method of
- * its own, and SQLite's begins and ends transactions on its own). Subclasses change what they add to.
+ * `inner`'s, handed its own connection back: PostgreSQL's releases a connection through a method of
+ * that object, and SQLite's runs BEGIN, COMMIT and savepoints through the connection it is handed,
+ * which must not pass through the wrappers again (a BEGIN would wait twice). A subclass overrides a
+ * method to add to it (`WaitingDriver` in src/db/sqlite-busy.ts: `beginTransaction`).
  */
 export class WrappingDriver implements Driver {
   private readonly wrapped = new WeakMap<DatabaseConnection, ConnectionWrapper>();
