@@ -7,8 +7,8 @@ import { withDriver, WrappingDriver } from './driver-wrapper.ts';
  * (the analytics rollups) holding it makes a write fail with SQLITE_BUSY, and SQLite's own busy
  * timeout waits by sleeping in the calling thread: on the server's, that is the event loop, which
  * then answers nothing, and its sleeps grow (1, 2, 5, 10 … 100 ms) while the other writer keeps the
- * lock busy. With two processes taking 2,000 analytics reports a second, API reads took 1.3 s
- * (docs/performance.md, "Session 28"). So connections are opened with a busy timeout of 0, and a
+ * lock busy; a holder on the same event loop could not even let go until the timeout (5 s, then a
+ * 500; test/write-lock-wait.test.ts). So connections are opened with a busy timeout of 0, and a
  * statement that finds the lock taken is tried again after an asynchronous wait, while the event loop
  * goes on with everything else.
  *

@@ -30,8 +30,9 @@ export const ErrorCodes = {
 export type ErrorCode = keyof typeof ErrorCodes;
 
 /**
- * SQLite's write lock still held by another writer once a statement has waited as long as it may
- * (src/db/sqlite-busy.ts): a moment's condition, not a fault. Matched by shape, free of driver imports.
+ * SQLite's write lock held by another writer (SQLITE_BUSY and its variants): waited out by
+ * src/db/sqlite-busy.ts, and answered 503 when it outlasts that wait, a moment's condition, not a
+ * fault. Matched by shape, free of driver imports.
  */
 export function isDatabaseBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
