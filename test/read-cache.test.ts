@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import type { Database } from '../src/db/database.ts';
 import { readCacheOf } from '../src/db/read-cache.ts';
@@ -9,6 +10,7 @@ import { UNCACHED_TABLES } from '../src/db/uncached-tables.ts';
 import { readReach } from '../src/db/write-reach.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { uncoveredTables } from '../src/db/pg-change-triggers.ts';
+import { CHANGES_TABLE, uncountedTables } from '../src/db/sqlite-change-counts.ts';
 import { ORGANIZATION_CHANNEL } from '../src/db/pg-connection.ts';
 import { pgDriver } from '../src/db/pg-driver.ts';
 import { createTestApp, dialects, type Client, type TestApp } from './helpers/harness.ts';
@@ -195,6 +197,96 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     expect((await org.api.patch(`${P}/ctas/${cta.id}`, { html: 'after' })).status).toBe(200);
     expect((await org.api.get(`${P}/ctas/${cta.id}`)).body.html).toBe('after');
     expect(cache.stats('event').misses).toBe(before.event.misses + 1);
+  });
+
+  it("another connection's writes to tables no cached read reads (a viewer's rate limit, a job) leave every cached read", async () => {
+    const cta = await newCta();
+    await notificationsLanded();
+    await readTwice(`${P}/ctas/${cta.id}`);
+    await notificationsLanded();
+    const cache = readCacheOf(t.database.db)!;
+    const before = cache.stats('event');
+    // What moves the cached CTA (the fences of `notificationsLanded` move tables of their own).
+    const { generations } = t.database.clock;
+    const moves = () => [generations.ofTable('events'), generations.ofTable('test_no_such_table')];
+    const start = moves();
+    await other.db
+      .insertInto('rate_limits')
+      .values({ key: `test-${cta.id}`, count: 1, reset_at: Date.now() })
+      .execute();
+    await other.db.updateTable('rate_limits').set({ count: 2 }).where('key', '=', `test-${cta.id}`).execute();
+    // SQLite: its data_version moved, and the counts say no cached table changed. PostgreSQL: nothing notified.
+    await notificationsLanded();
+    expect((await org.api.get(`${P}/ctas/${cta.id}`)).body.html).toBe('before');
+    expect(cache.stats('event')).toMatchObject({ hits: before.hits + 1, misses: before.misses });
+    expect(moves()).toEqual(start);
+  });
+
+  it.runIf(dialect === 'sqlite')(
+    "another connection's commit drops the cached reads of the tables it changed, however it changed them: a player renamed keeps the CTAs; a player deleted drops them through the cascade",
+    async () => {
+      const player = await createPlayer(org.api);
+      const res = await postCta(org.api, player.chapters_attributes[0].id, 'before');
+      const [ctaUrl, playerUrl] = [`${P}/ctas/${res.body.id}`, `${P}/players/${player.id}`];
+      await readTwice(ctaUrl);
+      await readTwice(playerUrl);
+      const cache = readCacheOf(t.database.db)!;
+      const everything = () => t.database.clock.generations.ofTable('test_no_such_table');
+      const [start, before] = [everything(), cache.stats('event')];
+      await elsewhere((db) => db.updateTable('players').set({ name: 'Renamed elsewhere' }).where('id', '=', player.id).execute());
+      expect((await org.api.get(playerUrl)).body.name).toBe('Renamed elsewhere');
+      expect((await org.api.get(ctaUrl)).body.html).toBe('before');
+      expect(cache.stats('event')).toMatchObject({ hits: before.hits + 1, misses: before.misses });
+      expect(everything()).toBe(start);
+      // The statement names the players only: the CTA goes by the foreign keys' cascade, whose rows count too.
+      await elsewhere((db) => db.deleteFrom('players').where('id', '=', player.id).execute());
+      expect((await org.api.get(ctaUrl)).status).toBe(404);
+      expect(everything()).toBe(start);
+    },
+  );
+
+  it.runIf(dialect === 'sqlite')(
+    "while a table made by hand counts nothing, another connection's commit drops every cached read; the next start's migrations make it count",
+    async () => {
+      const cta = await newCta();
+      const url = `${P}/ctas/${cta.id}`;
+      const cache = readCacheOf(t.database.db)!;
+      const everything = () => t.database.clock.generations.ofTable('test_no_such_table');
+      await elsewhere((db) => sql`create table test_by_hand (id integer primary key)`.execute(db));
+      try {
+        await readTwice(url);
+        let start = everything();
+        await elsewhere((db) => sql`insert into test_by_hand (id) values (1)`.execute(db));
+        expect((await org.api.get(url)).body.html).toBe('before');
+        expect(everything()).toBe(start + 1);
+        await migrateToLatest(other.db);
+        await readTwice(url);
+        await sleep(3);
+        await readTwice(url); // the counts read again, under the new schema
+        [start] = [everything()];
+        const before = cache.stats('event');
+        await elsewhere((db) => sql`insert into test_by_hand (id) values (2)`.execute(db));
+        expect((await org.api.get(url)).body.html).toBe('before');
+        expect(cache.stats('event')).toMatchObject({ hits: before.hits + 1, misses: before.misses });
+        expect(everything()).toBe(start);
+      } finally {
+        await elsewhere((db) => sql`drop table test_by_hand`.execute(db));
+      }
+    },
+  );
+
+  it.runIf(dialect === 'sqlite')('counts the changes of every table a cached read may read, by triggers made at each start, and none of the others', () => {
+    const sqlite = new BetterSqlite3(path.join(dir, 'reelbase.sqlite'), { readonly: true });
+    try {
+      expect(uncountedTables(sqlite)).toEqual([]);
+      const counted = new Set(sqlite.prepare(`select name from ${CHANGES_TABLE}`).pluck().all() as string[]);
+      for (const table of ['events', 'players', 'chapters', 'api_tokens', 'users', 'event_counts', 'live_stream_instances']) expect(counted).toContain(table);
+      for (const table of UNCACHED_TABLES) expect(counted).not.toContain(table);
+      // What the FTS5 tables hold is kept by their tables' triggers: a counted change reaches them.
+      expect(t.database.clock.reach.ofTables(['events'])).toEqual(expect.arrayContaining(['events', 'events_search', 'event_counts']));
+    } finally {
+      sqlite.close();
+    }
   });
 
   it("another organization's CTAs created, changed and deleted leave this organization's cached CTA; its own organization's drop it", async () => {

@@ -22,6 +22,7 @@
  */
 import { isDatabaseBusy } from '../lib/errors.ts';
 import type { ChangeBell } from './change-bell.ts';
+import { tablesChanged, type ChangeCounts } from './sqlite-change-counts.ts';
 import { ownRows, ownScope, WriteReach, type Reach } from './write-reach.ts';
 import type { RowsTouched } from './write-scope.ts';
 
@@ -200,11 +201,21 @@ export class SqliteChangeClock implements ChangeClock {
   /** After a failed read of the reach: when a write may try again. */
   private retryAt = 0;
 
-  /** `schemaVersion`: PRAGMA schema_version, which any connection's DDL moves. */
+  /** The change counts as of `version`, with our own writes since (null: not read, or not to be trusted). */
+  private counted: ChangeCounts | null = null;
+  /** Our own connection changed rows since `counted` was read: its counts are behind. */
+  private ownSinceCounted = false;
+
+  /**
+   * `schemaVersion`: PRAGMA schema_version, which any connection's DDL moves. `counts`: each table's
+   * count of changed rows (src/db/sqlite-change-counts.ts), which tells what another connection's
+   * commit changed; without them (or when they answer null) such a commit moves every table.
+   */
   constructor(
     private readonly dataVersion: () => number,
     private readonly maxAgeMs = 1,
     private readonly schemaVersion: () => number = () => 0,
+    private readonly counts: () => ChangeCounts | null = () => null,
   ) {
     this.version = dataVersion();
     this.checkedAt = performance.now();
@@ -239,6 +250,7 @@ export class SqliteChangeClock implements ChangeClock {
     // viewers' reports, are not looked at: a trigger added to those would go unseen).
     if (this.readReach && !this.relearning && (this.reachVersion === null ? performance.now() >= this.retryAt : this.schemaMoved())) this.relearn();
     const reach = this.reach.of(statement);
+    this.ownSinceCounted = true;
     this.generations.moved(reach.tables, ownScope(reach, organization), ownRows(reach, rows));
   }
 
@@ -274,15 +286,53 @@ export class SqliteChangeClock implements ChangeClock {
         // index after a crash (busy timeout 0, src/db/sqlite-busy.ts): anything may have changed.
         if (!isDatabaseBusy(error)) throw error;
         this.checkedAt = -Infinity;
+        this.counted = null;
         this.generations.moved(null);
         return this.generations.total;
       }
       if (version !== this.version) {
         this.version = version;
-        this.generations.moved(null);
-      }
+        this.otherCommitted();
+      } else if (this.counted === null || this.ownSinceCounted) this.recount();
     }
     return this.generations.total;
+  }
+
+  /**
+   * Reads the counts again while no other connection committed since `version`: they then differ
+   * from those kept by our own writes alone, already followed, which a later commit of another
+   * connection must not drop again. A commit that lands between the two reads leaves the old counts
+   * kept, and moves `data_version` for the next look, which compares with those.
+   */
+  private recount(): void {
+    const now = this.counts();
+    if (!now || this.dataVersion() !== this.version) return;
+    this.counted = now;
+    this.ownSinceCounted = false;
+  }
+
+  /**
+   * Another connection committed since `data_version` was last read: the tables whose counts moved
+   * since then changed, and the uncounted tables a change of theirs reaches (the FTS5 tables their
+   * triggers keep). The counts
+   * are read after `data_version`, so a commit between the two reads is in them, or moves
+   * `data_version` again for the next look. Our own writes move counts too: seen again here, they
+   * drop what they reached once more, which is never stale.
+   */
+  private otherCommitted(): void {
+    const before = this.counted;
+    const now = (this.counted = this.counts());
+    this.ownSinceCounted = false;
+    if (!before || !now || before.schema !== now.schema) {
+      this.generations.moved(null);
+      return;
+    }
+    const changed = tablesChanged(before.counts, now.counts);
+    if (changed.length === 0) return;
+    // A counted table whose count stands did not change, whatever a change of these could reach (a
+    // cascade fires its triggers too); those that do not count (FTS5's) follow the tables that keep them.
+    const reached = this.reach.ofTables(changed);
+    this.generations.moved(reached && reached.filter((table) => changed.includes(table) || !now.counts.has(table)));
   }
 
   close(): void {

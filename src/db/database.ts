@@ -13,6 +13,7 @@ import { attachReadCache, ReadCache } from './read-cache.ts';
 import { SERVER_CHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { wrapSqlite } from './sqlite-connection.ts';
 import { waitingForTheWriteLock } from './sqlite-busy.ts';
+import { ChangeCountReader } from './sqlite-change-counts.ts';
 import { organizationBeingWritten, rowsBeingWritten, scopingWrites } from './write-scope.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -104,10 +105,12 @@ export function openDatabase(options: DatabaseOptions): Database {
   sqlite.pragma('cache_size = -65536');
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   const schemaVersion = sqlite.prepare('pragma schema_version').pluck();
+  const counts = new ChangeCountReader(sqlite);
   const clock = new SqliteChangeClock(
     () => dataVersion.get() as number,
     options.strictChanges ? 0 : 1,
     () => schemaVersion.get() as number,
+    () => counts.read(),
   );
   // The driver runs the statement inside `executeQuery`, where the organization it writes is told.
   // The scope is told at every attempt of a statement the lock made wait: the waiting wraps it.

@@ -5,6 +5,7 @@ import { PgChangeClock } from './change-clock.ts';
 import { readCacheOf } from './read-cache.ts';
 import { readReach } from './write-reach.ts';
 import { retryWhileBusy } from './sqlite-busy.ts';
+import { installChangeCounters } from './sqlite-change-counts.ts';
 import * as m0001 from './migrations/0001_initial.ts';
 import * as m0004 from './migrations/0004_accounts.ts';
 import * as m0005 from './migrations/0005_accounts_more.ts';
@@ -79,7 +80,14 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {
   let result: MigrationResultSet;
   if (!isPostgres(db)) {
-    result = await db.connection().execute((conn) => withSqliteWriteLock(conn, () => migrate(conn, { disableTransactions: true })));
+    // The change counters in the same transaction: no committed schema is without them (src/db/sqlite-change-counts.ts).
+    result = await db.connection().execute((conn) =>
+      withSqliteWriteLock(conn, async () => {
+        const migrated = await migrate(conn, { disableTransactions: true });
+        await installChangeCounters(conn);
+        return migrated;
+      }),
+    );
   } else {
     // PostgreSQL: Kysely holds a session advisory lock while it migrates, and creates its own tables
     // tolerating a concurrent creator; the triggers take a lock of their own.

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from './dialect.ts';
+import { isCountingTrigger } from './sqlite-change-counts.ts';
 import type { RowsTouched } from './write-scope.ts';
 
 // The statement forms Kysely compiles a write to one table into (SQLite's `or ignore`/`or replace`
@@ -11,6 +12,7 @@ const BODY_WRITE =
   /\b(insert\s+(?:or\s+([a-z]+)\s+)?into|replace\s+into|update(?:\s+or\s+([a-z]+))?|delete\s+from)\s+(?:only\s+)?("?)([a-z_][a-z0-9_]*)\4(\s*\.)?/gi;
 
 export type Op = 'insert' | 'update' | 'delete';
+const OPS: readonly Op[] = ['insert', 'update', 'delete'];
 
 /** The operations a statement's keyword and text amount to: an upsert also updates, a replace also deletes. */
 function opsOf(keyword: string, orWhat: string | undefined, statement: string): Op[] {
@@ -96,6 +98,20 @@ export class WriteReach {
     return found;
   }
 
+  /** What changes of `tables` (by any operation, however made) may have reached besides them; null: unknown. */
+  ofTables(tables: readonly string[]): string[] | null {
+    if (!this.known) return null;
+    const all = new Set(tables);
+    for (const table of tables) {
+      for (const op of OPS) {
+        const further = this.reach.get(node(table, op));
+        if (further === null) return null;
+        for (const reached of further ?? []) all.add(reached);
+      }
+    }
+    return [...all];
+  }
+
   private resolve(statement: string): StatementReach {
     const write = writeOf(statement);
     if (!write) return UNKNOWN;
@@ -168,8 +184,12 @@ async function edges(db: Kysely<any>): Promise<{ edges: Edge[]; opaque: string[]
       const fks = await sql<{ table: string; on_update: string; on_delete: string }>`select * from pragma_foreign_key_list(${name})`.execute(db);
       for (const fk of fks.rows) foreignKey(fk.table, name, fk.on_delete, fk.on_update);
     }
-    const triggers = await sql<{ tbl: string; sql: string }>`select tbl_name as tbl, sql from sqlite_master where type = 'trigger'`.execute(db);
+    const triggers = await sql<{ name: string; tbl: string; sql: string }>`select name, tbl_name as tbl, sql from sqlite_master where type = 'trigger'`.execute(
+      db,
+    );
     for (const r of triggers.rows) {
+      // The change counters (src/db/sqlite-change-counts.ts) only count.
+      if (isCountingTrigger(r.name)) continue;
       // The header names the operation (`after update of <columns> on <table>`); the body, what it writes.
       const begin = r.sql.search(/\bbegin\b/i);
       const event = /\b(insert|update|delete)\b(?:\s+of\b[^]*?)?\s+on\s/i.exec(r.sql.slice(0, begin));

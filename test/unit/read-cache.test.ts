@@ -333,6 +333,126 @@ describe('SqliteChangeClock', () => {
   });
 });
 
+describe('SqliteChangeClock with change counts', () => {
+  /** A clock that looks at every read, over counts and a data_version the test moves by hand. */
+  function counted() {
+    const db = {
+      version: 1,
+      schema: 5,
+      trusted: true,
+      counts: new Map([
+        ['events', 0],
+        ['players', 0],
+        ['chapters', 0],
+      ]),
+      onRead: () => {},
+    };
+    const clock = new SqliteChangeClock(
+      () => db.version,
+      0,
+      () => db.schema,
+      () => {
+        db.onRead();
+        return db.trusted ? { schema: db.schema, counts: new Map(db.counts) } : null;
+      },
+    );
+    // events' triggers keep an FTS5 table, which counts nothing; a player deleted cascades to chapters.
+    clock.reach.learn(
+      new Map([
+        ['events insert', new Set(['events_search'])],
+        ['players delete', new Set(['chapters'])],
+      ]),
+    );
+    const g = clock.generations;
+    const moves = () => ({
+      events: g.ofTable('events'),
+      players: g.ofTable('players'),
+      chapters: g.ofTable('chapters'),
+      search: g.ofTable('events_search'),
+      all: g.ofTable('none'),
+    });
+    /** Another connection's commit that changed rows of `tables`. */
+    const commit = (...tables: string[]) => {
+      for (const table of tables) db.counts.set(table, db.counts.get(table)! + 1);
+      db.version++;
+    };
+    return { db, clock, moves, commit };
+  }
+
+  it("moves only the tables whose counts another connection's commit moved, and the uncounted ones they reach", () => {
+    const { clock, moves, commit } = counted();
+    clock.now(); // the counts read first
+    let before = moves();
+    commit('players');
+    clock.now();
+    // chapters count for themselves: a player deleted with its chapters would have moved their count too.
+    expect(moves()).toEqual({ ...before, players: before.players + 1 });
+    before = moves();
+    commit('events');
+    clock.now();
+    expect(moves()).toEqual({ ...before, events: before.events + 1, search: before.search + 1 });
+    // A commit to tables no cached read reads moves data_version, not the counts: nothing moves.
+    before = moves();
+    commit();
+    clock.now();
+    expect(moves()).toEqual(before);
+  });
+
+  it('does not move again, at the next commit of another connection, what its own writes moved', () => {
+    const { db, clock, moves, commit } = counted();
+    clock.now();
+    clock.changed('update "events" set "html" = ?');
+    db.counts.set('events', 1); // its trigger, in our own statement
+    clock.now(); // reads the counts again: no other connection committed meanwhile
+    const before = moves();
+    commit('players');
+    clock.now();
+    expect(moves()).toEqual({ ...before, players: before.players + 1 });
+  });
+
+  it("keeps the old counts when another connection commits between their read and data_version's, and compares with them at the next look", () => {
+    const { db, clock, moves, commit } = counted();
+    clock.now();
+    clock.changed('update "events" set "html" = ?');
+    db.counts.set('events', 1);
+    db.onRead = () => {
+      db.onRead = () => {};
+      commit('players');
+    };
+    const before = moves();
+    clock.now(); // read the counts again, and saw data_version move after them: not kept
+    expect(moves()).toEqual(before);
+    clock.now();
+    // The players' change is not lost; our own events are moved once more, which is never stale.
+    expect(moves()).toEqual({ ...before, players: before.players + 1, events: before.events + 1, search: before.search + 1 });
+  });
+
+  it('moves every table on a commit when the counts cannot be trusted, before they were first read, or across a schema change', () => {
+    const { db, clock, moves, commit } = counted();
+    // Never looked at yet: the first commit moves everything.
+    let before = moves();
+    commit('players');
+    clock.now();
+    expect(moves().all).toBe(before.all + 1);
+    db.trusted = false; // inside a transaction, or a table without its triggers
+    before = moves();
+    commit('players');
+    clock.now();
+    expect(moves().all).toBe(before.all + 1);
+    db.trusted = true;
+    clock.now(); // read again
+    before = moves();
+    db.schema++;
+    commit();
+    clock.now();
+    expect(moves().all).toBe(before.all + 1);
+    before = moves();
+    commit('players');
+    clock.now();
+    expect(moves()).toEqual({ ...before, players: before.players + 1 });
+  });
+});
+
 describe('PgChangeClock with a change bell', () => {
   it("moves at once on another process's ring, not on its own, and not for a notification's echo", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-bell-'));
