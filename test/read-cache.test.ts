@@ -275,6 +275,32 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     },
   );
 
+  it.runIf(dialect === 'sqlite')(
+    "finds a table renamed away from under its counting triggers uncounted, and the next start's migrations count it",
+    async () => {
+      const sqlite = new BetterSqlite3(path.join(dir, 'reelbase.sqlite'), { readonly: true });
+      try {
+        await elsewhere((db) => sql`create table test_renamed (id integer primary key)`.execute(db));
+        await migrateToLatest(other.db);
+        expect(uncountedTables(sqlite)).toEqual([]);
+        // Its triggers go with the renamed table, under the names the new one has.
+        await elsewhere((db) => sql`alter table test_renamed rename to test_renamed_old`.execute(db));
+        await elsewhere((db) => sql`create table test_renamed (id integer primary key)`.execute(db));
+        // And the old table, whose triggers count under the new one's name.
+        expect(uncountedTables(sqlite)).toEqual(['test_renamed', 'test_renamed_old']);
+        await migrateToLatest(other.db);
+        expect(uncountedTables(sqlite)).toEqual([]);
+        const count = () => sqlite.prepare(`select changes from ${CHANGES_TABLE} where name = 'test_renamed'`).pluck().get() as number;
+        const before = count();
+        await sql`insert into test_renamed (id) values (1)`.execute(other.db);
+        expect(count()).toBe(before + 1);
+      } finally {
+        await elsewhere((db) => sql`drop table if exists test_renamed`.execute(db));
+        await elsewhere((db) => sql`drop table if exists test_renamed_old`.execute(db));
+      }
+    },
+  );
+
   it.runIf(dialect === 'sqlite')('counts the changes of every table a cached read may read, by triggers made at each start, and none of the others', () => {
     const sqlite = new BetterSqlite3(path.join(dir, 'reelbase.sqlite'), { readonly: true });
     try {

@@ -248,10 +248,14 @@ export class SqliteChangeClock implements ChangeClock {
     // they reach is unknown until the schema is read again. Checked at every write that reaches a
     // cached table, since the very next one can fire it (writes only to uncached tables, such as the
     // viewers' reports, are not looked at: a trigger added to those would go unseen).
-    if (this.readReach && !this.relearning && (this.reachVersion === null ? performance.now() >= this.retryAt : this.schemaMoved())) this.relearn();
+    this.relearnIfStale();
     const reach = this.reach.of(statement);
     this.ownSinceCounted = true;
     this.generations.moved(reach.tables, ownScope(reach, organization), ownRows(reach, rows));
+  }
+
+  private relearnIfStale(): void {
+    if (this.readReach && !this.relearning && (this.reachVersion === null ? performance.now() >= this.retryAt : this.schemaMoved())) this.relearn();
   }
 
   /** Whether the schema's version moved since the reach was read (a version that cannot be read counts as moved). */
@@ -306,7 +310,12 @@ export class SqliteChangeClock implements ChangeClock {
    */
   private recount(): void {
     const now = this.counts();
-    if (!now || this.dataVersion() !== this.version) return;
+    if (!now) return;
+    try {
+      if (this.dataVersion() !== this.version) return;
+    } catch {
+      return; // Busy (see `now`): the old counts stay, and the next look reads data_version again.
+    }
     this.counted = now;
     this.ownSinceCounted = false;
   }
@@ -323,7 +332,9 @@ export class SqliteChangeClock implements ChangeClock {
     const before = this.counted;
     const now = (this.counted = this.counts());
     this.ownSinceCounted = false;
-    if (!before || !now || before.schema !== now.schema) {
+    // What the tables reach was read under another schema (another process's migration): not trusted either.
+    if (!before || !now || before.schema !== now.schema || now.schema !== this.reachVersion) {
+      if (now && now.schema !== this.reachVersion) this.relearnIfStale();
       this.generations.moved(null);
       return;
     }

@@ -30,7 +30,11 @@ const COUNTED_TABLES = `
     and name not like 'sqlite\\_%' escape '\\' and name not like 'kysely\\_%' escape '\\' and name <> '${CHANGES_TABLE}'
     and name not in (${UNCACHED_TABLES.map((t) => `'${t}'`).join(', ')})`;
 
-const COUNTING_TRIGGERS = `select name from sqlite_master where type = 'trigger' and name like '${TRIGGER_PREFIX.replace(/_/g, '\\_')}%' escape '\\'`;
+/** The counting triggers, each with the table it is on (a table renamed keeps its triggers, under their old names). */
+const COUNTING_TRIGGERS = `select name, tbl_name as tbl from sqlite_master where type = 'trigger' and name like '${TRIGGER_PREFIX.replace(/_/g, '\\_')}%' escape '\\'`;
+
+/** Whether a table's name can be written into a trigger's SQL as it is (ours are plain identifiers). */
+const plainName = (table: string) => /^[a-z_][a-z0-9_]*$/i.test(table);
 
 /**
  * Gives every table that must count its row and its three triggers, and takes them off the tables
@@ -40,36 +44,36 @@ const COUNTING_TRIGGERS = `select name from sqlite_master where type = 'trigger'
  */
 export async function installChangeCounters(db: Kysely<any>): Promise<void> {
   await sql.raw(`create table if not exists ${CHANGES_TABLE} (name text primary key, changes integer not null default 0) without rowid`).execute(db);
-  const tables = (await sql.raw<{ name: string }>(COUNTED_TABLES).execute(db)).rows.map((r) => r.name);
-  const have = new Set((await sql.raw<{ name: string }>(COUNTING_TRIGGERS).execute(db)).rows.map((r) => r.name));
+  // A table whose name is not plain (one made by hand) is left without: it then counts as uncounted,
+  // and every other connection's commit drops every cached read, as before the counts.
+  const tables = (await sql.raw<{ name: string }>(COUNTED_TABLES).execute(db)).rows.map((r) => r.name).filter(plainName);
+  const have = new Map((await sql.raw<{ name: string; tbl: string }>(COUNTING_TRIGGERS).execute(db)).rows.map((r) => [r.name, r.tbl]));
   const wanted = new Set<string>();
   for (const table of tables) {
-    assertPlainName(table);
     await sql.raw(`insert or ignore into ${CHANGES_TABLE} (name) values ('${table}')`).execute(db);
     for (const op of OPS) {
       const name = triggerName(table, op);
       wanted.add(name);
-      if (have.has(name)) continue;
+      if (have.get(name) === table) continue;
+      // On another table (this one's name before a rename): made again on this one.
+      if (have.has(name)) await sql.raw(`drop trigger "${name}"`).execute(db);
       await sql
         .raw(`create trigger "${name}" after ${op} on "${table}" begin update ${CHANGES_TABLE} set changes = changes + 1 where name = '${table}'; end`)
         .execute(db);
     }
   }
   // Tables that became uncached, or went: their triggers and counts go (a dropped table's triggers went with it).
-  for (const name of have) if (!wanted.has(name)) await sql.raw(`drop trigger if exists "${name}"`).execute(db);
+  for (const name of have.keys()) if (!wanted.has(name)) await sql.raw(`drop trigger if exists "${name}"`).execute(db);
   await sql`delete from ${sql.table(CHANGES_TABLE)} where name not in (${sql.join(tables.length > 0 ? tables : [''])})`.execute(db);
 }
 
-function assertPlainName(table: string): void {
-  // Names are written into the triggers' SQL: ours are plain identifiers, and anything else is refused.
-  if (!/^[a-z_][a-z0-9_]*$/i.test(table)) throw new Error(`cannot count the changes of table ${JSON.stringify(table)}`);
-}
-
-/** The tables that must count their changes and lack a trigger for it (for the counts' check and for tests). */
+/** The tables that must count their changes and cannot: a trigger or their row missing (for the counts' check and for tests; CHANGES_TABLE must exist). */
 export function uncountedTables(sqlite: BetterSqlite3.Database): string[] {
-  const have = new Set(sqlite.prepare(COUNTING_TRIGGERS).pluck().all() as string[]);
+  const on = new Map((sqlite.prepare(COUNTING_TRIGGERS).raw().all() as Array<[string, string]>).map(([name, tbl]) => [name, tbl]));
+  const rows = new Set(sqlite.prepare(`select name from ${CHANGES_TABLE}`).pluck().all() as string[]);
   const tables = sqlite.prepare(COUNTED_TABLES).pluck().all() as string[];
-  return tables.filter((table) => OPS.some((op) => !have.has(triggerName(table, op))));
+  // Each needs its three triggers on itself, and its row for them to count in.
+  return tables.filter((table) => !rows.has(table) || OPS.some((op) => on.get(triggerName(table, op)) !== table));
 }
 
 /** The counts as read at one moment, with the schema they were read under. */

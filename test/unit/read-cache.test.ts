@@ -335,7 +335,7 @@ describe('SqliteChangeClock', () => {
 
 describe('SqliteChangeClock with change counts', () => {
   /** A clock that looks at every read, over counts and a data_version the test moves by hand. */
-  function counted() {
+  async function counted() {
     const db = {
       version: 1,
       schema: 5,
@@ -357,11 +357,12 @@ describe('SqliteChangeClock with change counts', () => {
       },
     );
     // events' triggers keep an FTS5 table, which counts nothing; a player deleted cascades to chapters.
-    clock.reach.learn(
-      new Map([
-        ['events insert', new Set(['events_search'])],
-        ['players delete', new Set(['chapters'])],
-      ]),
+    await clock.learnReach(
+      async () =>
+        new Map([
+          ['events insert', new Set(['events_search'])],
+          ['players delete', new Set(['chapters'])],
+        ]),
     );
     const g = clock.generations;
     const moves = () => ({
@@ -379,8 +380,8 @@ describe('SqliteChangeClock with change counts', () => {
     return { db, clock, moves, commit };
   }
 
-  it("moves only the tables whose counts another connection's commit moved, and the uncounted ones they reach", () => {
-    const { clock, moves, commit } = counted();
+  it("moves only the tables whose counts another connection's commit moved, and the uncounted ones they reach", async () => {
+    const { clock, moves, commit } = await counted();
     clock.now(); // the counts read first
     let before = moves();
     commit('players');
@@ -398,8 +399,8 @@ describe('SqliteChangeClock with change counts', () => {
     expect(moves()).toEqual(before);
   });
 
-  it('does not move again, at the next commit of another connection, what its own writes moved', () => {
-    const { db, clock, moves, commit } = counted();
+  it('does not move again, at the next commit of another connection, what its own writes moved', async () => {
+    const { db, clock, moves, commit } = await counted();
     clock.now();
     clock.changed('update "events" set "html" = ?');
     db.counts.set('events', 1); // its trigger, in our own statement
@@ -410,8 +411,8 @@ describe('SqliteChangeClock with change counts', () => {
     expect(moves()).toEqual({ ...before, players: before.players + 1 });
   });
 
-  it("keeps the old counts when another connection commits between their read and data_version's, and compares with them at the next look", () => {
-    const { db, clock, moves, commit } = counted();
+  it("keeps the old counts when another connection commits between their read and data_version's, and compares with them at the next look", async () => {
+    const { db, clock, moves, commit } = await counted();
     clock.now();
     clock.changed('update "events" set "html" = ?');
     db.counts.set('events', 1);
@@ -427,8 +428,24 @@ describe('SqliteChangeClock with change counts', () => {
     expect(moves()).toEqual({ ...before, players: before.players + 1, events: before.events + 1, search: before.search + 1 });
   });
 
-  it('moves every table on a commit when the counts cannot be trusted, before they were first read, or across a schema change', () => {
-    const { db, clock, moves, commit } = counted();
+  it('drops at once a commit that lands between the reads of data_version and of the counts, and not again at the next look', async () => {
+    const { db, clock, moves, commit } = await counted();
+    clock.now();
+    const before = moves();
+    commit('events');
+    db.onRead = () => {
+      db.onRead = () => {};
+      commit('players');
+    };
+    clock.now();
+    const after = { ...before, events: before.events + 1, search: before.search + 1, players: before.players + 1 };
+    expect(moves()).toEqual(after);
+    clock.now(); // data_version moved again (the players' commit); the counts did not
+    expect(moves()).toEqual(after);
+  });
+
+  it('moves every table on a commit when the counts cannot be trusted, before they were first read, or across a schema change', async () => {
+    const { db, clock, moves, commit } = await counted();
     // Never looked at yet: the first commit moves everything.
     let before = moves();
     commit('players');
@@ -446,6 +463,10 @@ describe('SqliteChangeClock with change counts', () => {
     commit();
     clock.now();
     expect(moves().all).toBe(before.all + 1);
+    // The reach is read again under the new schema; until then another commit moves everything too.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(clock.reach.learned).toBe(true);
+    clock.now(); // the counts under the new schema
     before = moves();
     commit('players');
     clock.now();
