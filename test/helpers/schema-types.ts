@@ -8,6 +8,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import ts from 'typescript';
 import type { Database, DialectName } from '../../src/db/database.ts';
+import { CHANGES_TABLE } from '../../src/db/sqlite-change-counts.ts';
 
 // ---- what schema.ts says ----------------------------------------------------------------------
 
@@ -125,8 +126,8 @@ export interface DbColumn {
 
 export type DbDescription = Record<string, Record<string, DbColumn>>;
 
-/** Kysely's own migration tables: in every migrated database, never in DB. */
-export const INTERNAL_TABLES = ['kysely_migration', 'kysely_migration_lock'];
+/** Kysely's own migration tables, and SQLite's change counts, which only raw SQL reads (src/db/sqlite-change-counts.ts): never in DB. */
+export const INTERNAL_TABLES = ['kysely_migration', 'kysely_migration_lock', CHANGES_TABLE];
 
 /** The tables of the database's own schema (PostgreSQL: current_schema(), not the other test files'). */
 export async function describeDatabase(database: Database): Promise<DbDescription> {
