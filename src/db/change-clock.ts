@@ -323,10 +323,9 @@ export class SqliteChangeClock implements ChangeClock {
   /**
    * Another connection committed since `data_version` was last read: the tables whose counts moved
    * since then changed, and the uncounted tables a change of theirs reaches (the FTS5 tables their
-   * triggers keep). The counts
-   * are read after `data_version`, so a commit between the two reads is in them, or moves
-   * `data_version` again for the next look. Our own writes move counts too: seen again here, they
-   * drop what they reached once more, which is never stale.
+   * triggers keep). The counts are read after `data_version`, so a commit between the two reads is in
+   * them, or moves `data_version` again for the next look. Our own writes move counts too: those not
+   * read again yet (`recount`) are seen here, and drop what they reached once more, which is never stale.
    */
   private otherCommitted(): void {
     const before = this.counted;

@@ -105,11 +105,12 @@ export function openDatabase(options: DatabaseOptions): Database {
   sqlite.pragma('cache_size = -65536');
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   const schemaVersion = sqlite.prepare('pragma schema_version').pluck();
-  const counts = new ChangeCountReader(sqlite);
+  const readSchemaVersion = () => schemaVersion.get() as number;
+  const counts = new ChangeCountReader(sqlite, readSchemaVersion);
   const clock = new SqliteChangeClock(
     () => dataVersion.get() as number,
     options.strictChanges ? 0 : 1,
-    () => schemaVersion.get() as number,
+    readSchemaVersion,
     () => counts.read(),
   );
   // The driver runs the statement inside `executeQuery`, where the organization it writes is told.

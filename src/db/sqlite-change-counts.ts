@@ -90,27 +90,28 @@ export interface ChangeCounts {
  */
 export class ChangeCountReader {
   private checkedSchema: number | null = null;
-  private counted = false;
-  private readonly schemaVersion: BetterSqlite3.Statement;
+  /** The counts' query, while the schema last checked has every table counted; null otherwise. */
   private readAll: BetterSqlite3.Statement | null = null;
 
-  constructor(private readonly sqlite: BetterSqlite3.Database) {
-    this.schemaVersion = sqlite.prepare('pragma schema_version').pluck();
-  }
+  /** `schemaVersion`: PRAGMA schema_version on `sqlite` (the change clock's own). */
+  constructor(
+    private readonly sqlite: BetterSqlite3.Database,
+    private readonly schemaVersion: () => number,
+  ) {}
 
   read(): ChangeCounts | null {
     if (this.sqlite.inTransaction) return null;
     try {
-      const schema = this.schemaVersion.get() as number;
+      const schema = this.schemaVersion();
       if (schema !== this.checkedSchema) {
         this.checkedSchema = schema;
-        this.counted = this.hasTable() && uncountedTables(this.sqlite).length === 0;
-        this.readAll = this.counted ? this.sqlite.prepare(`select name, changes from ${CHANGES_TABLE}`).raw() : null;
+        const counted = this.hasTable() && uncountedTables(this.sqlite).length === 0;
+        this.readAll = counted ? this.sqlite.prepare(`select name, changes from ${CHANGES_TABLE}`).raw() : null;
       }
-      if (!this.counted || !this.readAll) return null;
+      if (!this.readAll) return null;
       const counts = new Map(this.readAll.all() as Array<[string, number]>);
       // A schema changed between the two reads may have added a table without its trigger: not trusted.
-      return this.schemaVersion.get() === schema ? { schema, counts } : null;
+      return this.schemaVersion() === schema ? { schema, counts } : null;
     } catch {
       // Busy (another connection rebuilding the log's index), or the table gone: anything may have changed.
       this.checkedSchema = null;
