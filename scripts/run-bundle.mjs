@@ -50,14 +50,23 @@ function writeCache(script, cacheFile) {
   }
 }
 
-/** `cacheAfterMs`: when a run without a usable cache writes one; 'exit' for short commands. */
-function runBundle(bundle, cacheAfterMs) {
+/**
+ * `built`: the build's stamp (ms), which names a cache kept outside dist/. `cacheAfterMs`: when a run
+ * without a usable cache writes one; 'exit' for short commands.
+ */
+function runBundle(bundle, built, cacheAfterMs) {
   // The server's V8 flags (src/runtime.ts) before the compile: a cache made under them is refused under others.
   for (const flag of JSON.parse(fs.readFileSync(path.join(root, 'src', 'v8-flags.json'), 'utf8'))) v8.setFlagsFromString(flag);
   // One cache per set of command-line flags (`npm start`'s, or none): a start with other flags would
   // otherwise have the cache refused, and write its own over the other's. Flags whose values change
   // from run to run (a profile's directory, an inspector's port) leave a cache each, until the next build.
-  const cacheFile = `${bundle}.${process.version}${process.execArgv.length > 0 ? `.${digest(process.execArgv.join(' '))}` : ''}.cache`;
+  const flags = process.execArgv.length > 0 ? `.${digest(process.execArgv.join(' '))}` : '';
+  // CODE_CACHE_DIR: somewhere writable when dist/ is not (a read-only install), or a folder of its
+  // own. A build empties dist/ of caches but not that folder, so its names carry the build's stamp:
+  // V8 checks a cache against its source's length only, and another build may have the same.
+  const cacheFile = process.env.CODE_CACHE_DIR
+    ? path.join(process.env.CODE_CACHE_DIR, `${path.basename(bundle)}.${digest(String(built))}.${process.version}${flags}.cache`)
+    : `${bundle}.${process.version}${flags}.cache`;
   let cachedData;
   try {
     cachedData = fs.readFileSync(cacheFile);
@@ -90,7 +99,7 @@ export async function run(name, { cacheAfterMs, stale }) {
   const built = builtAt();
   const bundle = path.join(root, 'dist', `${name}.cjs`);
   if (built !== null && fs.existsSync(bundle) && !changedSince(path.join(root, 'src'), built)) {
-    runBundle(bundle, cacheAfterMs);
+    runBundle(bundle, built, cacheAfterMs);
     return;
   }
   if (built !== null && stale) process.stderr.write(stale);

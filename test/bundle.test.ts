@@ -15,25 +15,40 @@ import { ACCEPT_HANDLES } from '../src/net/accept-handles.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /**
- * The server's code caches in dist/ (the build removes them all). `npm start` gives Node flags
- * (package.json), so its cache's name carries their digest (scripts/run-bundle.mjs).
+ * The server's code caches in CODE_CACHE_DIR, named by the build's stamp. `npm start` gives Node
+ * flags (package.json), so its cache's name carries their digest too (scripts/run-bundle.mjs).
  */
-const NPM_START_CACHE = new RegExp(`^server\\.cjs\\.${process.version.replace(/\./g, '\\.')}\\.[0-9a-f]{8}\\.cache$`);
-const npmStartCached = () => fs.readdirSync(path.join(ROOT, 'dist')).some((f) => NPM_START_CACHE.test(f));
+const NPM_START_CACHE = new RegExp(`^server\\.cjs\\.[0-9a-f]{8}\\.${process.version.replace(/\./g, '\\.')}\\.[0-9a-f]{8}\\.cache$`);
+const CLI_CACHE = new RegExp(`^cli\\.cjs\\.[0-9a-f]{8}\\.${process.version.replace(/\./g, '\\.')}\\.cache$`);
 
 describe('the bundle npm start runs', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-bundle-'));
+  // The code caches go to a folder of this file's: other test files run the same bundles at the same
+  // time, and would write dist/'s caches between this file's removing one and looking for it.
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-bundle-cache-'));
+  const npmStartCached = () => fs.readdirSync(cacheDir).some((f) => NPM_START_CACHE.test(f));
   let port: number;
 
   beforeAll(async () => {
     await promisify(execFile)('npm', ['run', '--silent', 'build'], { cwd: ROOT });
     port = await freePort();
   }, 60_000);
-  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  afterAll(() => {
+    for (const dir of [dataDir, cacheDir]) fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   /** `npm start` until its first answer; answers its stderr so far, and how to stop it. */
   async function start(extraEnv: Record<string, string> = {}): Promise<{ child: ChildProcess; stderr: () => string; stop: () => Promise<void> }> {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), RTMP_PORT: '0', LOG_LEVEL: 'warn', START_TRACE: '1', ...extraEnv };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      RTMP_PORT: '0',
+      LOG_LEVEL: 'warn',
+      START_TRACE: '1',
+      CODE_CACHE_DIR: cacheDir,
+      ...extraEnv,
+    };
     for (const key of ['DATABASE_URL', 'PUBLIC_URL', 'HOST', 'MEDIA_DIR', 'STORAGE_URL']) delete env[key];
     const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -159,15 +174,15 @@ describe('the bundle npm start runs', () => {
   });
 
   it('runs the CLI from its bundle, and from its code cache once a command has run', { timeout: 60_000 }, async () => {
-    const cliCache = path.join(ROOT, 'dist', `cli.cjs.${process.version}.cache`);
-    fs.rmSync(cliCache, { force: true });
-    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, START_TRACE: '1' };
+    const cliCached = () => fs.readdirSync(cacheDir).some((f) => CLI_CACHE.test(f));
+    expect(cliCached()).toBe(false);
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, START_TRACE: '1', CODE_CACHE_DIR: cacheDir };
     delete env.DATABASE_URL;
     const cli = (...args: string[]) => promisify(execFile)('npm', ['run', '--silent', 'reelbase', '--', ...args], { cwd: ROOT, env });
     const first = await cli('org', 'create', '--name', 'From the bundle');
     expect(first.stderr).toContain('start: bundle, code cache none yet');
     expect(JSON.parse(first.stdout.trim().split('\n').at(-1)!).auth_token).toMatch(/^rb_/);
-    expect(fs.existsSync(cliCache)).toBe(true);
+    expect(cliCached()).toBe(true);
     const second = await cli('org', 'create', '--name', 'From the cache');
     expect(second.stderr).toContain('start: bundle, code cache used');
     expect(JSON.parse(second.stdout.trim().split('\n').at(-1)!).auth_token).toMatch(/^rb_/);
