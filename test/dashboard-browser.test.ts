@@ -573,11 +573,32 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
       const gate = watch.frameLocator('.rb-overlay iframe');
       await gate.locator('input[type=email]').fill('prospect@example.com');
       await gate.locator('button[type=submit]').click();
-      await watch.waitForFunction(() => {
-        const video = document.querySelector('video')!;
-        if (video.paused && !video.ended) void video.play().catch(() => undefined);
-        return !video.paused && video.currentTime > 0;
-      });
+      // A loaded machine (CI runs two browsers' test files at once) once took over 30 s here: a minute,
+      // and the video's state in the failure.
+      await watch
+        .waitForFunction(
+          () => {
+            const video = document.querySelector('video')!;
+            if (video.paused && !video.ended) void video.play().catch(() => undefined);
+            return !video.paused && video.currentTime > 0;
+          },
+          undefined,
+          { timeout: 60_000, polling: 250 },
+        )
+        .catch(async (error: Error) => {
+          const state = await watch.evaluate(() => {
+            const video = document.querySelector('video')!;
+            return {
+              paused: video.paused,
+              time: video.currentTime,
+              ready: video.readyState,
+              network: video.networkState,
+              error: video.error?.message,
+              src: video.currentSrc,
+            };
+          });
+          throw new Error(`${error.message}\nvideo: ${JSON.stringify(state)}`);
+        });
       const overlay = watch.locator(`.rb-overlay[data-event-id="${ctaId}"].rb-sized`);
       await overlay.waitFor({ timeout: 15_000 });
       const at = await watch.evaluate(() => document.querySelector('video')!.currentTime);
