@@ -6,7 +6,7 @@
  * request, errors and the server's peak RSS beside the targets.
  *
  * Knobs: BENCH_MIXED_SECONDS (default 60), BENCH_MIXED_CONNECTIONS (200), BENCH_MIXED_ORGS (4),
- * BENCH_MIXED_ONLY=reads|writes (one side of the mix), BENCH_MIXED_SQLITE_ONLY=1, API_PROCESSES=n (the server's
+ * BENCH_MIXED_ONLY=reads|writes (one side of the mix), BENCH_DIALECTS=sqlite|postgres, BENCH_MIXED_SQLITE_ONLY=1, API_PROCESSES=n (the server's
  * own setting: n processes sharing the port; RSS is then theirs summed), and BENCH_SLOW_MS=n
  * (the app under tsx, bench/server.ts, saying on stderr what it sees: bench/diagnostics.ts).
  */
@@ -205,8 +205,10 @@ export async function runMixedBench(): Promise<MixedRow[]> {
   try {
     // The bundle npm start runs, built from the sources as they are.
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
-    rows.push(await runOne('sqlite', { DATA_DIR: path.join(dataDir, 'sqlite'), DATABASE_URL: '' }));
-    const pg = process.env.BENCH_MIXED_SQLITE_ONLY === '1' ? { url: null } : await postgresUrl();
+    // BENCH_DIALECTS=sqlite or postgres: one of them (BENCH_MIXED_SQLITE_ONLY=1 is the first).
+    const dialects = (process.env.BENCH_MIXED_SQLITE_ONLY === '1' ? 'sqlite' : (process.env.BENCH_DIALECTS ?? 'sqlite,postgres')).split(',');
+    if (dialects.includes('sqlite')) rows.push(await runOne('sqlite', { DATA_DIR: path.join(dataDir, 'sqlite'), DATABASE_URL: '' }));
+    const pg = dialects.includes('postgres') ? await postgresUrl() : { url: null };
     if (pg.url) {
       const url = pg.url;
       rows.push(

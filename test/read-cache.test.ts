@@ -11,7 +11,7 @@ import { readReach } from '../src/db/write-reach.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { uncoveredTables } from '../src/db/pg-change-triggers.ts';
 import { CHANGES_TABLE, uncountedTables } from '../src/db/sqlite-change-counts.ts';
-import { ORGANIZATION_CHANNEL } from '../src/db/pg-connection.ts';
+import { ORGANIZATION_CHANNEL } from '../src/db/pg-change-notices.ts';
 import { pgDriver } from '../src/db/pg-driver.ts';
 import { createTestApp, dialects, type Client, type TestApp } from './helpers/harness.ts';
 import { BROWSER_UA, createOrg, createPlayer, createUser, userClient, type OrgContext } from './helpers/factories.ts';
@@ -57,18 +57,11 @@ describe.each(dialects)('read cache on %s', (dialect) => {
   /**
    * A write by another connection, as another process would make it; then the wait before the next
    * request must see it. SQLite: a millisecond (data_version is read again once one has passed).
-   * PostgreSQL: until the change notification arrived, which must happen.
+   * PostgreSQL: until the write's change notifications arrived (`notificationsLanded`).
    */
   async function elsewhere(write: (db: Database['db']) => Promise<unknown>) {
-    // PostgreSQL: a change of unknown reach, as another backend's commit is; not a late notification
-    // of one of our own commits, which moves the clock too but says nothing of this write.
-    const { generations } = t.database.clock;
-    const before = generations.ofTable('test_no_such_table');
     await write(other.db);
-    if (dialect === 'sqlite') return sleep(3);
-    for (const deadline = Date.now() + 2_000; generations.ofTable('test_no_such_table') === before; await sleep(1)) {
-      if (Date.now() > deadline) throw new Error('no change notification within 2 s');
-    }
+    await notificationsLanded();
   }
 
   let fences = 0;
@@ -222,26 +215,52 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     expect(moves()).toEqual(start);
   });
 
-  it.runIf(dialect === 'sqlite')(
-    "another connection's commit drops the cached reads of the tables it changed, however it changed them: a player renamed keeps the CTAs; a player deleted drops them through the cascade",
+  it("another connection's commit drops the cached reads of the tables it changed, however it changed them: a player renamed keeps the CTAs; a player deleted drops them through the cascade", async () => {
+    const player = await createPlayer(org.api);
+    const res = await postCta(org.api, player.chapters_attributes[0].id, 'before');
+    const [ctaUrl, playerUrl] = [`${P}/ctas/${res.body.id}`, `${P}/players/${player.id}`];
+    await readTwice(ctaUrl);
+    await readTwice(playerUrl);
+    const cache = readCacheOf(t.database.db)!;
+    const everything = () => t.database.clock.generations.ofTable('test_no_such_table');
+    const [start, before] = [everything(), cache.stats('event')];
+    await elsewhere((db) => db.updateTable('players').set({ name: 'Renamed elsewhere' }).where('id', '=', player.id).execute());
+    expect((await org.api.get(playerUrl)).body.name).toBe('Renamed elsewhere');
+    expect((await org.api.get(ctaUrl)).body.html).toBe('before');
+    expect(cache.stats('event')).toMatchObject({ hits: before.hits + 1, misses: before.misses });
+    expect(everything()).toBe(start);
+    // The statement names the players only: the CTA goes by the foreign keys' cascade, whose rows count too.
+    await elsewhere((db) => db.deleteFrom('players').where('id', '=', player.id).execute());
+    expect((await org.api.get(ctaUrl)).status).toBe(404);
+    expect(everything()).toBe(start);
+  });
+
+  it.runIf(dialect === 'postgres')(
+    "another process's CTA write drops that CTA alone: another organization's CTAs and the organization's other CTAs stay cached; a commit whose notifications name no table drops everything",
     async () => {
-      const player = await createPlayer(org.api);
-      const res = await postCta(org.api, player.chapters_attributes[0].id, 'before');
-      const [ctaUrl, playerUrl] = [`${P}/ctas/${res.body.id}`, `${P}/players/${player.id}`];
-      await readTwice(ctaUrl);
-      await readTwice(playerUrl);
+      const otherOrg = await createOrg(t);
+      const [mine, sibling, theirs] = [await newCta(), await newCta(), await newCta(otherOrg.api)];
+      for (const [cta, api] of [
+        [mine, org.api],
+        [sibling, org.api],
+        [theirs, otherOrg.api],
+      ] as const)
+        await readTwice(`${P}/ctas/${cta.id}`, api);
+      await notificationsLanded();
       const cache = readCacheOf(t.database.db)!;
       const everything = () => t.database.clock.generations.ofTable('test_no_such_table');
       const [start, before] = [everything(), cache.stats('event')];
-      await elsewhere((db) => db.updateTable('players').set({ name: 'Renamed elsewhere' }).where('id', '=', player.id).execute());
-      expect((await org.api.get(playerUrl)).body.name).toBe('Renamed elsewhere');
-      expect((await org.api.get(ctaUrl)).body.html).toBe('before');
-      expect(cache.stats('event')).toMatchObject({ hits: before.hits + 1, misses: before.misses });
+      await elsewhere((db) => db.updateTable('events').set({ html: 'changed elsewhere' }).where('id', '=', mine.id).execute());
+      expect((await org.api.get(`${P}/ctas/${mine.id}`)).body.html).toBe('changed elsewhere');
+      expect((await org.api.get(`${P}/ctas/${sibling.id}`)).body.html).toBe('before');
+      expect((await otherOrg.api.get(`${P}/ctas/${theirs.id}`)).body.html).toBe('before');
+      expect(cache.stats('event')).toMatchObject({ hits: before.hits + 2, misses: before.misses + 1 });
       expect(everything()).toBe(start);
-      // The statement names the players only: the CTA goes by the foreign keys' cascade, whose rows count too.
-      await elsewhere((db) => db.deleteFrom('players').where('id', '=', player.id).execute());
-      expect((await org.api.get(ctaUrl)).status).toBe(404);
-      expect(everything()).toBe(start);
+      // A trigger function of an earlier release sent the schema's notification alone.
+      await elsewhere((db) => sql`select pg_notify('reelbase_changes', current_schema())`.execute(db));
+      expect(everything()).not.toBe(start);
+      expect((await otherOrg.api.get(`${P}/ctas/${theirs.id}`)).body.html).toBe('before');
+      expect(cache.stats('event')).toMatchObject({ misses: before.misses + 2 });
     },
   );
 

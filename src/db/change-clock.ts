@@ -401,10 +401,10 @@ export class PgChangeClock implements ChangeClock {
   }
 
   /**
-   * A notification says one of our own pool's connections committed a change to `table` (of
-   * `organization`'s rows, when it says; and which of them, when it says: src/db/pg-change-triggers.ts).
+   * A commit's notifications say it changed `table` (of `organization`'s rows, when they say; and
+   * which of them, when they say: src/db/pg-change-notices.ts).
    */
-  notifiedOwn(table: string, organization: number | null = null, rows: RowsTouched = 'some'): void {
+  notifiedTable(table: string, organization: number | null = null, rows: RowsTouched = 'some'): void {
     if (organization === null) this.generations.moved([table]);
     else this.generations.moved([table], new Map([[table, organization]]), new Map([[table, rows]]));
   }
@@ -414,7 +414,7 @@ export class PgChangeClock implements ChangeClock {
     this.reach.learn(await read());
   }
 
-  /** A notification says another connection committed a change to our schema. */
+  /** Another connection committed a change to our schema, and its notifications did not say where. */
   notified(): void {
     this.generations.moved(null);
   }

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { CHANGE_CHANNEL, ORGANIZATION_CHANNEL, TABLE_CHANNEL } from './pg-connection.ts';
+import { CHANGE_CHANNEL, ORGANIZATION_CHANNEL, TABLE_CHANNEL } from './pg-change-notices.ts';
 import { UNCACHED_TABLES } from './uncached-tables.ts';
 
 const FUNCTION = 'reelbase_notify_change';

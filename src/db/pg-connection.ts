@@ -6,36 +6,7 @@ import { writesOnlyUncached } from './uncached-tables.ts';
 import { ownRows, ownScope, type StatementReach, type WriteReach } from './write-reach.ts';
 import { organizationBeingWritten, rowsBeingWritten, type RowsTouched } from './write-scope.ts';
 import { isAnalysisError, isPoolerLoss, isStalePlan, StatementNames } from './pg-statement-names.ts';
-
-/** The channel the change triggers notify on (src/db/pg-change-triggers.ts); the payload is the schema. */
-export const CHANGE_CHANNEL = 'reelbase_changes';
-/**
- * The same commits, one notification per table changed (payload: `<schema> <table>`). A second channel
- * rather than a new payload on the first, so that a process of an earlier release, listening beside
- * this one during a rolling upgrade, still hears its own.
- */
-export const TABLE_CHANNEL = 'reelbase_changes_tables';
-
-/**
- * A table with an organization_id column: its commits, one notification per organization whose rows
- * changed (payload: `<schema> <table> <organization>`, the organization empty when not one), followed
- * by ` insert` for a row added, or ` row <id>` for one of the first rows a transaction updated or
- * deleted (src/db/pg-change-triggers.ts).
- */
-export const ORGANIZATION_CHANNEL = 'reelbase_changes_organizations';
-
-/**
- * An ORGANIZATION_CHANNEL payload after its schema: the table, the organization (null: not told) and
- * which of its rows (anything not understood, e.g. an earlier release's payload, is 'some').
- */
-export function parseOrganizationPayload(rest: string): { table: string; organization: number | null; rows: RowsTouched } {
-  const [table, whose, kind, id, ...more] = rest.split(' ');
-  const organization = whose ? Number(whose) : NaN;
-  if (!Number.isSafeInteger(organization)) return { table, organization: null, rows: 'some' };
-  const row = kind === 'row' && id && /^[0-9]{1,15}$/.test(id) ? Number(id) : null;
-  const rows: RowsTouched = more.length > 0 ? 'some' : kind === 'insert' && id === undefined ? 'none' : row !== null ? row : 'some';
-  return { table, organization, rows };
-}
+import { CHANGE_CHANNEL, ChangeNotices, ORGANIZATION_CHANNEL, TABLE_CHANNEL } from './pg-change-notices.ts';
 
 const wrapped = new WeakSet<object>();
 
@@ -215,8 +186,9 @@ const RETRY_MAX_MS = 5_000;
 
 /**
  * Keeps one connection LISTENing for the change triggers' notifications about our schema, and tells
- * the clock: each notification of another process's commit (`own`: our pool's backends) moves it; while the connection is down the clock reads null (nothing
- * is cached, since other processes' commits could go unseen) and it reconnects with backoff.
+ * the clock what each commit changed (src/db/pg-change-notices.ts; `own`: our pool's backends). While
+ * the connection is down the clock reads null (nothing is cached, since other processes' commits could
+ * go unseen) and it reconnects with backoff.
  * Answers a function that closes it.
  */
 export function listenForChanges(config: pg.ClientConfig, clock: PgChangeClock, own: ReadonlySet<number>): () => Promise<void> {
@@ -253,23 +225,9 @@ export function listenForChanges(config: pg.ClientConfig, clock: PgChangeClock, 
     try {
       await c.connect();
       const schema = (await c.query<{ schema: string }>('select current_schema() as schema')).rows[0].schema;
+      const notices = new ChangeNotices(schema, clock, own);
       c.on('notification', (n) => {
-        // Our own pool's commits moved the clock already, by the tables they wrote (wrapPgPool). Their
-        // notifications per table move those tables again: what the reach missed (a foreign key or
-        // trigger another process's migration added, a COMMIT whose answer never came) is then caught
-        // within a moment, as every commit was before the clock followed tables.
-        // A table notified per organization as well moves for that organization alone.
-        if (n.channel === CHANGE_CHANNEL) {
-          if (n.payload === schema && !own.has(n.processId)) clock.notified();
-        } else if (own.has(n.processId) && n.payload?.startsWith(`${schema} `)) {
-          const rest = n.payload.slice(schema.length + 1);
-          if (n.channel === TABLE_CHANNEL) {
-            if (!clock.organizationTables.has(rest)) clock.notifiedOwn(rest);
-          } else {
-            const { table, organization, rows } = parseOrganizationPayload(rest);
-            clock.notifiedOwn(table, organization, rows);
-          }
-        }
+        if (client === c) notices.take(n);
       });
       await c.query(`listen ${CHANGE_CHANNEL}`);
       await c.query(`listen ${TABLE_CHANNEL}`);

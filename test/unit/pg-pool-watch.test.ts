@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { parseOrganizationPayload, wrapPgPool } from '../../src/db/pg-connection.ts';
+import { parseOrganizationPayload } from '../../src/db/pg-change-notices.ts';
+import { wrapPgPool } from '../../src/db/pg-connection.ts';
 import { WriteReach } from '../../src/db/write-reach.ts';
 
 /** A pool of one client whose answers the test gives: a command tag, or a lost connection. */
