@@ -21,7 +21,7 @@
  * `data_version` each looks at before a cached read (src/db/change-bell.ts; `strictChanges`).
  */
 import { isDatabaseBusy } from '../lib/errors.ts';
-import type { ChangeBell } from './change-bell.ts';
+import type { ChangeBell, Ring } from './change-bell.ts';
 import { tablesChanged, type ChangeCounts } from './sqlite-change-counts.ts';
 import { ownRows, ownScope, WriteReach, type Reach } from './write-reach.ts';
 import type { RowsTouched } from './write-scope.ts';
@@ -359,13 +359,10 @@ export class PgChangeClock implements ChangeClock {
    */
   organizationTables: ReadonlySet<string> = new Set();
   private heard = false;
-  private rung: number;
   private bellDown = false;
 
   /** `bell`: the processes of this machine that take turns serving one client (see above). */
-  constructor(private readonly bell?: ChangeBell) {
-    this.rung = bell?.heard() ?? 0;
-  }
+  constructor(private readonly bell?: ChangeBell) {}
 
   /**
    * Our own pool ran a statement that may have changed `tables` (null: unknown), or the COMMIT of one;
@@ -383,7 +380,7 @@ export class PgChangeClock implements ChangeClock {
     // The write itself succeeded: a bell that cannot ring (busy past its timeout, a full disk) must
     // not fail it. The siblings could then miss it, so nothing is cached until a ring gets through.
     try {
-      this.bell.ring();
+      this.bell.ring({ tables, scoped, rows });
       this.bellFailed(false);
     } catch (err) {
       this.bellFailed(true, err);
@@ -431,16 +428,14 @@ export class PgChangeClock implements ChangeClock {
   now(): number | null {
     if (!this.heard || this.bellDown) return null;
     if (this.bell) {
-      let rung: number;
+      let rings: Ring[];
       try {
-        rung = this.bell.heard();
+        rings = this.bell.heard();
       } catch {
         return null;
       }
-      if (rung !== this.rung) {
-        this.rung = rung;
-        this.generations.moved(null);
-      }
+      // What the other process's commit changed, as it told its own clock: its notifications follow.
+      for (const ring of rings) this.generations.moved(ring.tables, ring.scoped, ring.rows);
     }
     return this.generations.total;
   }

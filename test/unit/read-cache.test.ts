@@ -504,6 +504,51 @@ describe('PgChangeClock with a change bell', () => {
   });
 });
 
+describe('PgChangeClock with a change bell, by what each ring changed', () => {
+  it("moves only what another process's commit changed: its tables, of the organization it wrote; anything for a change of unknown reach, or for rings pruned before it looked", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-bell-'));
+    const file = path.join(dir, 'change-bell.sqlite');
+    const [a, b] = [new PgChangeClock(new ChangeBell(file)), new PgChangeClock(new ChangeBell(file))];
+    const events = new Set(['events']);
+    const seen = () => ({
+      everything: b.generations.ofTable('test_no_such_table'),
+      players: b.generations.ofTable('players'),
+      events5: b.generations.ofOrganization(events, 5),
+      events6: b.generations.ofOrganization(events, 6),
+    });
+    try {
+      a.listening(true);
+      b.listening(true);
+      b.now();
+      let before = seen();
+      a.changed(['events'], true, new Map([['events', 5]]), new Map([['events', 9]]));
+      b.now();
+      expect(seen()).toEqual({ ...before, events5: before.events5 + 1 });
+      before = seen();
+      a.changed(['events', 'players'], true);
+      b.now();
+      expect(seen()).toEqual({ ...before, players: before.players + 1, events5: before.events5 + 1, events6: before.events6 + 1 });
+      before = seen();
+      a.changed(null, true);
+      b.now();
+      expect(seen().everything).toBe(before.everything + 1);
+      // More rings than are kept, before b looked: what the pruned ones changed is not known.
+      before = seen();
+      for (let i = 0; i < 12_000; i++) a.changed(['players'], true);
+      b.now();
+      expect(seen().everything).toBe(before.everything + 1);
+      before = seen();
+      a.changed(['players'], true);
+      b.now();
+      expect(seen()).toEqual({ ...before, players: before.players + 1 });
+    } finally {
+      a.close();
+      b.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('PgChangeClock with a change bell that fails', () => {
   it('keeps the write a success, caches nothing while the bell is down, and caches again once it rings', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-bell-'));
