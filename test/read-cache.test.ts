@@ -235,34 +235,48 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     expect(everything()).toBe(start);
   });
 
-  it.runIf(dialect === 'postgres')(
-    "another process's CTA write drops that CTA alone: another organization's CTAs and the organization's other CTAs stay cached; a commit whose notifications name no table drops everything",
-    async () => {
-      const otherOrg = await createOrg(t);
-      const [mine, sibling, theirs] = [await newCta(), await newCta(), await newCta(otherOrg.api)];
-      for (const [cta, api] of [
-        [mine, org.api],
-        [sibling, org.api],
-        [theirs, otherOrg.api],
-      ] as const)
-        await readTwice(`${P}/ctas/${cta.id}`, api);
-      await notificationsLanded();
-      const cache = readCacheOf(t.database.db)!;
-      const everything = () => t.database.clock.generations.ofTable('test_no_such_table');
-      const [start, before] = [everything(), cache.stats('event')];
-      await elsewhere((db) => db.updateTable('events').set({ html: 'changed elsewhere' }).where('id', '=', mine.id).execute());
-      expect((await org.api.get(`${P}/ctas/${mine.id}`)).body.html).toBe('changed elsewhere');
-      expect((await org.api.get(`${P}/ctas/${sibling.id}`)).body.html).toBe('before');
+  it("another process's CTA write drops that organization's CTAs alone (on PostgreSQL that CTA alone); a commit that does not say what it changed drops everything", async () => {
+    const otherOrg = await createOrg(t);
+    const [mine, sibling, theirs] = [await newCta(), await newCta(), await newCta(otherOrg.api)];
+    for (const [cta, api] of [
+      [mine, org.api],
+      [sibling, org.api],
+      [theirs, otherOrg.api],
+    ] as const)
+      await readTwice(`${P}/ctas/${cta.id}`, api);
+    await notificationsLanded();
+    const cache = readCacheOf(t.database.db)!;
+    const everything = () => t.database.clock.generations.ofTable('test_no_such_table');
+    const [start, before] = [everything(), cache.stats('event')];
+    await elsewhere((db) => db.updateTable('events').set({ html: 'changed elsewhere' }).where('id', '=', mine.id).execute());
+    expect((await org.api.get(`${P}/ctas/${mine.id}`)).body.html).toBe('changed elsewhere');
+    expect((await org.api.get(`${P}/ctas/${sibling.id}`)).body.html).toBe('before');
+    expect((await otherOrg.api.get(`${P}/ctas/${theirs.id}`)).body.html).toBe('before');
+    // SQLite's counts tell the organization, PostgreSQL's notifications the row too.
+    const siblingMissed = dialect === 'sqlite' ? 1 : 0;
+    expect(cache.stats('event')).toMatchObject({ hits: before.hits + 2 - siblingMissed, misses: before.misses + 1 + siblingMissed });
+    expect(everything()).toBe(start);
+    // PostgreSQL: a trigger function of an earlier release sent the schema's notification alone.
+    // SQLite: a table of organizations whose update trigger, of an earlier release, only counts.
+    let missed = before.misses + 1 + siblingMissed;
+    if (dialect === 'postgres') await elsewhere((db) => sql`select pg_notify('reelbase_changes', current_schema())`.execute(db));
+    else {
+      await elsewhere(async (db) => {
+        await sql`drop trigger reelbase_changes_update_events`.execute(db);
+        await sql`create trigger reelbase_changes_update_events after update on events begin update reelbase_changes set changes = changes + 1 where name = 'events'; end`.execute(
+          db,
+        );
+      });
+      // The schema's change dropped everything; read again, and then the write.
       expect((await otherOrg.api.get(`${P}/ctas/${theirs.id}`)).body.html).toBe('before');
-      expect(cache.stats('event')).toMatchObject({ hits: before.hits + 2, misses: before.misses + 1 });
-      expect(everything()).toBe(start);
-      // A trigger function of an earlier release sent the schema's notification alone.
-      await elsewhere((db) => sql`select pg_notify('reelbase_changes', current_schema())`.execute(db));
-      expect(everything()).not.toBe(start);
-      expect((await otherOrg.api.get(`${P}/ctas/${theirs.id}`)).body.html).toBe('before');
-      expect(cache.stats('event')).toMatchObject({ misses: before.misses + 2 });
-    },
-  );
+      missed++;
+      await elsewhere((db) => db.updateTable('events').set({ html: 'again elsewhere' }).where('id', '=', mine.id).execute());
+    }
+    expect((await otherOrg.api.get(`${P}/ctas/${theirs.id}`)).body.html).toBe('before');
+    expect(cache.stats('event').misses).toBe(missed + 1);
+    if (dialect === 'postgres') expect(everything()).not.toBe(start);
+    else await migrateToLatest(other.db); // this release's triggers again
+  });
 
   it.runIf(dialect === 'sqlite')(
     "while a table made by hand counts nothing, another connection's commit drops every cached read; the next start's migrations make it count",

@@ -342,7 +342,20 @@ export class SqliteChangeClock implements ChangeClock {
     // A counted table whose count stands did not change, whatever a change of these could reach (a
     // cascade fires its triggers too); those that do not count (FTS5's) follow the tables that keep them.
     const reached = this.reach.ofTables(changed);
-    this.generations.moved(reached && reached.filter((table) => changed.includes(table) || !now.counts.has(table)));
+    if (reached === null) return this.generations.moved(null);
+    const whole: string[] = [];
+    for (const table of reached) {
+      if (!changed.includes(table)) {
+        if (!now.counts.has(table)) whole.push(table);
+        continue;
+      }
+      // A table of organizations: those whose rows it changed since, each alone.
+      const since = before.counts.get(table);
+      const organizations = since === undefined ? null : (now.organizationsSince?.(table, since) ?? null);
+      if (organizations === null) whole.push(table);
+      else for (const organization of organizations) this.generations.moved([table], new Map([[table, organization]]));
+    }
+    if (whole.length > 0) this.generations.moved(whole);
   }
 
   close(): void {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import ts from 'typescript';
 import type { Database, DialectName } from '../../src/db/database.ts';
-import { CHANGES_TABLE } from '../../src/db/sqlite-change-counts.ts';
+import { CHANGES_TABLE, ORGANIZATION_CHANGES_TABLE } from '../../src/db/sqlite-change-counts.ts';
 
 // ---- what schema.ts says ----------------------------------------------------------------------
 
@@ -127,7 +127,7 @@ export interface DbColumn {
 export type DbDescription = Record<string, Record<string, DbColumn>>;
 
 /** Kysely's own migration tables, and SQLite's change counts, which only raw SQL reads (src/db/sqlite-change-counts.ts): never in DB. */
-export const INTERNAL_TABLES = ['kysely_migration', 'kysely_migration_lock', CHANGES_TABLE];
+export const INTERNAL_TABLES = ['kysely_migration', 'kysely_migration_lock', CHANGES_TABLE, ORGANIZATION_CHANGES_TABLE];
 
 /** The tables of the database's own schema (PostgreSQL: current_schema(), not the other test files'). */
 export async function describeDatabase(database: Database): Promise<DbDescription> {

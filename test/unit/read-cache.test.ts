@@ -346,14 +346,18 @@ describe('SqliteChangeClock with change counts', () => {
         ['chapters', 0],
       ]),
       onRead: () => {},
+      /** events' organizations, with events' count at their last change (as reelbase_organization_changes keeps them). */
+      eventsOf: new Map<number, number>(),
     };
+    const organizationsSince = (table: string, since: number) =>
+      table === 'events' && db.eventsOf.size > 0 ? [...db.eventsOf].filter(([, at]) => at > since).map(([organization]) => organization) : null;
     const clock = new SqliteChangeClock(
       () => db.version,
       0,
       () => db.schema,
       () => {
         db.onRead();
-        return db.trusted ? { schema: db.schema, counts: new Map(db.counts) } : null;
+        return db.trusted ? { schema: db.schema, counts: new Map(db.counts), organizationsSince } : null;
       },
     );
     // events' triggers keep an FTS5 table, which counts nothing; a player deleted cascades to chapters.
@@ -397,6 +401,19 @@ describe('SqliteChangeClock with change counts', () => {
     commit();
     clock.now();
     expect(moves()).toEqual(before);
+  });
+
+  it("moves a table of organizations for the organizations whose rows another connection's commit changed", async () => {
+    const { db, clock, moves, commit } = await counted();
+    const events = new Set(['events']);
+    const of = (organization: number) => clock.generations.ofOrganization(events, organization);
+    clock.now();
+    const before = { ...moves(), five: of(5), six: of(6) };
+    commit('events');
+    db.eventsOf.set(5, db.counts.get('events')!);
+    clock.now();
+    // Its FTS table, which counts nothing, moves whole.
+    expect({ ...moves(), five: of(5), six: of(6) }).toEqual({ ...before, events: before.events + 1, search: before.search + 1, five: before.five + 1 });
   });
 
   it('does not move again, at the next commit of another connection, what its own writes moved', async () => {
