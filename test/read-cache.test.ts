@@ -278,6 +278,31 @@ describe.each(dialects)('read cache on %s', (dialect) => {
     else await migrateToLatest(other.db); // this release's triggers again
   });
 
+  it("another process's CTA created on a chapter moves the player's cta_meta (the counts its triggers keep)", async () => {
+    const player = await createPlayer(org.api);
+    const chapter = player.chapters_attributes[0].id;
+    expect((await postCta(org.api, chapter, 'one')).status).toBe(201);
+    const meta = `${P}/players/${player.id}/cta_meta`;
+    expect((await readTwice(meta)).body.num_public_ctas).toBe(1);
+    await elsewhere((db) =>
+      db
+        .insertInto('events')
+        .values({
+          organization_id: org.organizationId,
+          chapter_id: chapter,
+          player_id: player.id,
+          event_type: 'simple_overlay',
+          second: 2,
+          html: '<b>two</b>',
+          state: 'public',
+          created_at: 0,
+          updated_at: 0,
+        })
+        .execute(),
+    );
+    expect((await org.api.get(meta)).body.num_public_ctas).toBe(2);
+  });
+
   it.runIf(dialect === 'sqlite')(
     "while a table made by hand counts nothing, another connection's commit drops every cached read; the next start's migrations make it count",
     async () => {
