@@ -10,7 +10,7 @@ import { UNCACHED_TABLES } from '../src/db/uncached-tables.ts';
 import { readReach } from '../src/db/write-reach.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { uncoveredTables } from '../src/db/pg-change-triggers.ts';
-import { CHANGES_TABLE, uncountedTables } from '../src/db/sqlite-change-counts.ts';
+import { CHANGES_TABLE, ORGANIZATION_CHANGES_TABLE, uncountedTables } from '../src/db/sqlite-change-counts.ts';
 import { ORGANIZATION_CHANNEL } from '../src/db/pg-change-notices.ts';
 import { pgDriver } from '../src/db/pg-driver.ts';
 import { createTestApp, dialects, type Client, type TestApp } from './helpers/harness.ts';
@@ -368,6 +368,18 @@ describe.each(dialects)('read cache on %s', (dialect) => {
       for (const table of UNCACHED_TABLES) expect(counted).not.toContain(table);
       // What the FTS5 tables hold is kept by their tables' triggers: a counted change reaches them.
       expect(t.database.clock.reach.ofTables(['events'])).toEqual(expect.arrayContaining(['events', 'events_search', 'event_counts']));
+      // The tables that note organizations: those of organizations the API writes, not the counters' or the notes' own.
+      const noting = new Set(
+        sqlite
+          .prepare(
+            `select tbl_name from sqlite_master where type = 'trigger' and name like 'reelbase\\_changes\\_%' escape '\\' and sql like '%insert into ${ORGANIZATION_CHANGES_TABLE} %'`,
+          )
+          .pluck()
+          .all() as string[],
+      );
+      for (const table of ['events', 'players', 'chapters', 'api_tokens']) expect(noting).toContain(table);
+      for (const table of ['event_counts', 'event_pages', 'row_counts', 'row_pages', ORGANIZATION_CHANGES_TABLE, 'organizations'])
+        expect(noting).not.toContain(table);
     } finally {
       sqlite.close();
     }

@@ -30,6 +30,9 @@ export class ChangeBell {
   private readonly version: SqliteDatabase.Statement;
   private lastVersion: number;
   private lastSeen: number;
+  /** An earlier release's bell (one counter, no rows), which a process of it may ring beside this one. */
+  private earlier: SqliteDatabase.Statement | null = null;
+  private earlierRings: number | undefined;
   /** This bell's rings, told from the others' (a process may open more than one). */
   private readonly ringer = randomInt(2 ** 47);
 
@@ -45,6 +48,7 @@ export class ChangeBell {
     this.prune = this.db.prepare('delete from rings where id <= ?');
     this.since = this.db.prepare('select id, ringer, change from rings where id > ? order by id');
     this.version = this.db.prepare('pragma data_version').pluck();
+    this.earlierRings = this.earlierCount();
     this.lastVersion = this.version.get() as number;
     // The last id given, kept by SQLite for AUTOINCREMENT even once its row is pruned.
     this.lastSeen = (this.db.prepare("select seq from sqlite_sequence where name = 'rings'").pluck().get() as number | undefined) ?? 0;
@@ -68,10 +72,13 @@ export class ChangeBell {
     // Read after the version, which is kept only once they are read: a ring between the two is read now,
     // and the version it moved finds nothing new at the next call.
     const rows = this.since.all(this.lastSeen) as Array<{ id: number; ringer: number; change: string }>;
+    const earlierRings = this.earlierCount();
     this.lastVersion = version;
-    if (rows.length === 0) return [];
-    // Rings pruned before this process looked: what they changed is not known.
-    const heard: Ring[] = rows[0].id === this.lastSeen + 1 ? [] : [EVERYTHING];
+    // Rings pruned before this process looked, or an earlier release's ring: what they changed is not known.
+    const unknown = (rows.length > 0 && rows[0].id !== this.lastSeen + 1) || earlierRings !== this.earlierRings;
+    this.earlierRings = earlierRings;
+    const heard: Ring[] = unknown ? [EVERYTHING] : [];
+    if (rows.length === 0) return heard;
     this.lastSeen = rows[rows.length - 1].id;
     for (const row of rows) {
       if (row.ringer === this.ringer) continue;
@@ -87,6 +94,15 @@ export class ChangeBell {
       heard.push({ tables, scoped: scoped && new Map(scoped), rows: touched && new Map(touched) });
     }
     return heard;
+  }
+
+  /** The earlier release's counter, once its table is there (made by the first of its processes to start). */
+  private earlierCount(): number | undefined {
+    if (!this.earlier) {
+      if (this.db.prepare("select 1 from sqlite_master where type = 'table' and name = 'bell'").get() === undefined) return undefined;
+      this.earlier = this.db.prepare('select rings from bell where id = 1').pluck();
+    }
+    return this.earlier.get() as number | undefined;
   }
 
   close(): void {

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { ReadCache, viewOf, type TablesRead } from '../../src/db/read-cache.ts';
 import { WriteReach } from '../../src/db/write-reach.ts';
@@ -558,6 +559,16 @@ describe('PgChangeClock with a change bell, by what each ring changed', () => {
       a.changed(['players'], true);
       b.now();
       expect(seen()).toEqual({ ...before, players: before.players + 1 });
+      // A process of an earlier release rings its one counter: what it changed is not told.
+      const earlier = new Database(file);
+      earlier.exec('create table if not exists bell (id integer primary key, rings integer not null)');
+      earlier.exec('insert or ignore into bell (id, rings) values (1, 0)');
+      b.now();
+      before = seen();
+      earlier.exec('update bell set rings = rings + 1 where id = 1');
+      earlier.close();
+      b.now();
+      expect(seen().everything).toBe(before.everything + 1);
     } finally {
       a.close();
       b.close();
