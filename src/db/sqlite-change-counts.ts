@@ -152,7 +152,9 @@ export class ChangeCountReader {
   private readonly organizationsSince = (table: string, since: number): number[] | null => {
     if (!this.byOrganization?.tables.has(table)) return null;
     const organizations = this.byOrganization.since.all(table, since) as number[];
-    return organizations.includes(NO_ORGANIZATION) ? null : organizations;
+    // A count that moved with nothing noted: not told by the notes (a trigger that only counts, made
+    // by hand since the triggers were checked); the whole table, then.
+    return organizations.length === 0 || organizations.includes(NO_ORGANIZATION) ? null : organizations;
   };
 
   /** `schemaVersion`: PRAGMA schema_version on `sqlite` (the change clock's own). */
