@@ -66,6 +66,12 @@ export class Generations {
     }
   }
 
+  /** `table` changed: of `organization`'s rows when told (and which of them), else all of it. */
+  movedTable(table: string, organization: number | null = null, rows: RowsTouched = 'some'): void {
+    if (organization === null) this.moved([table]);
+    else this.moved([table], new Map([[table, organization]]), new Map([[table, rows]]));
+  }
+
   /** A number that moves whenever one of `tables` may have changed (null: any table). */
   of(tables: ReadonlySet<string> | null): number {
     if (tables === null) return this.total;
@@ -353,7 +359,7 @@ export class SqliteChangeClock implements ChangeClock {
       const since = before.counts.get(table);
       const organizations = since === undefined ? null : (now.organizationsSince?.(table, since) ?? null);
       if (organizations === null) whole.push(table);
-      else for (const organization of organizations) this.generations.moved([table], new Map([[table, organization]]));
+      else for (const organization of organizations) this.generations.movedTable(table, organization);
     }
     if (whole.length > 0) this.generations.moved(whole);
   }
@@ -415,8 +421,7 @@ export class PgChangeClock implements ChangeClock {
    * which of them, when they say: src/db/pg-change-notices.ts).
    */
   notifiedTable(table: string, organization: number | null = null, rows: RowsTouched = 'some'): void {
-    if (organization === null) this.generations.moved([table]);
-    else this.generations.moved([table], new Map([[table, organization]]), new Map([[table, rows]]));
+    this.generations.movedTable(table, organization, rows);
   }
 
   async learnReach(read: () => Promise<Reach>): Promise<void> {

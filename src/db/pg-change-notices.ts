@@ -96,22 +96,19 @@ export class ChangeNotices {
     }
     if (!payload?.startsWith(`${this.schema} `)) return;
     const rest = payload.slice(this.schema.length + 1);
+    // Our own pool's commits open none (their schema notification is left above).
     const open = this.open?.processId === processId ? this.open : null;
-    if (this.own.has(processId)) {
-      if (channel === TABLE_CHANNEL) {
-        if (!this.clock.organizationTables.has(rest)) this.clock.notifiedTable(rest);
-      } else if (channel === ORGANIZATION_CHANNEL) {
-        const { table, organization, rows } = parseOrganizationPayload(rest);
-        this.clock.notifiedTable(table, organization, rows);
-      }
-    } else if (channel === TABLE_CHANNEL) {
-      // Outside an open commit (the rest of one whose start was settled already): the whole table, now.
-      if (open) open.tables.add(rest);
-      else this.clock.notifiedTable(rest);
-    } else if (channel === ORGANIZATION_CHANNEL) {
+    if (channel === ORGANIZATION_CHANNEL) {
       const { table, organization, rows } = parseOrganizationPayload(rest);
       this.clock.notifiedTable(table, organization, rows);
       if (open && organization !== null) open.byOrganization.add(table);
+    } else if (channel === TABLE_CHANNEL) {
+      // Ours: a table notified per organization is left to those. Another's outside an open commit
+      // (the rest of one whose start was settled already): the whole table, now.
+      if (this.own.has(processId)) {
+        if (!this.clock.organizationTables.has(rest)) this.clock.notifiedTable(rest);
+      } else if (open) open.tables.add(rest);
+      else this.clock.notifiedTable(rest);
     }
   }
 

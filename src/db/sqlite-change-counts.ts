@@ -68,7 +68,7 @@ const createTrigger = (table: string, op: (typeof OPS)[number], organizations: b
   // As SQLite keeps it in sqlite_master (CREATE TRIGGER in capitals), so that the installer can tell an earlier release's.
   `CREATE TRIGGER "${triggerName(table, op)}" after ${op} on "${table}" begin\n    ${triggerBody(table, op, organizations)}\nend`;
 
-/** Tables with an organization_id column, of those given. */
+/** Tables with an organization_id column. */
 const WITH_ORGANIZATIONS = `select distinct m.name from sqlite_master m join pragma_table_info(m.name) c
   where m.type = 'table' and c.name = 'organization_id'`;
 
@@ -169,7 +169,7 @@ export class ChangeCountReader {
       const schema = this.schemaVersion();
       if (schema !== this.checkedSchema) {
         this.checkedSchema = schema;
-        const counted = this.hasTable() && uncountedTables(this.sqlite).length === 0;
+        const counted = this.hasTable(CHANGES_TABLE) && uncountedTables(this.sqlite).length === 0;
         this.readAll = counted ? this.sqlite.prepare(`select name, changes from ${CHANGES_TABLE}`).raw() : null;
         this.byOrganization = counted ? this.organizationTables() : null;
       }
@@ -186,8 +186,7 @@ export class ChangeCountReader {
 
   /** Tables whose three triggers all note organizations (an earlier release's count only); none without the table of them. */
   private organizationTables(): { tables: ReadonlySet<string>; since: BetterSqlite3.Statement } | null {
-    const exists = `select 1 from sqlite_master where type = 'table' and name = '${ORGANIZATION_CHANGES_TABLE}'`;
-    if (this.sqlite.prepare(exists).get() === undefined) return null;
+    if (!this.hasTable(ORGANIZATION_CHANGES_TABLE)) return null;
     const triggers = this.sqlite.prepare(COUNTING_TRIGGERS).all() as Array<{ name: string; tbl: string; sql: string }>;
     const noting = new Map<string, number>();
     for (const t of triggers) if (t.sql.includes(`insert into ${ORGANIZATION_CHANGES_TABLE} `)) noting.set(t.tbl, (noting.get(t.tbl) ?? 0) + 1);
@@ -196,8 +195,8 @@ export class ChangeCountReader {
     return { tables, since };
   }
 
-  private hasTable(): boolean {
-    return this.sqlite.prepare(`select 1 from sqlite_master where type = 'table' and name = '${CHANGES_TABLE}'`).get() !== undefined;
+  private hasTable(name: string): boolean {
+    return this.sqlite.prepare(`select 1 from sqlite_master where type = 'table' and name = ?`).get(name) !== undefined;
   }
 }
 
