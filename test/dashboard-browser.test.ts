@@ -525,6 +525,17 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
       const before = (await org.api.get(`/dashboard/v1/ctas/${ctaId}`)).body.second as number;
       const box = (await block.boundingBox())!;
       const trackBox = (await page.locator('.timeline').boundingBox())!;
+      // The drag's save is answered only once a width has been typed in the editor: typing while a save
+      // is on its way must not be undone by its answer (it was, on a loaded machine, twice).
+      let release!: () => void;
+      const typed = new Promise<void>((resolve) => (release = resolve));
+      const held = `**/dashboard/v1/ctas/${ctaId}`;
+      await page.route(held, async (route) => {
+        if (route.request().method() !== 'PATCH') return route.fallback();
+        const answer = await route.fetch();
+        await typed;
+        await route.fulfill({ response: answer });
+      });
       await page.mouse.move(box.x + 4, box.y + box.height / 2);
       await page.mouse.down();
       await page.mouse.move(box.x + 4 + trackBox.width * 0.3, box.y + box.height / 2, { steps: 8 });
@@ -535,11 +546,15 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
       expect(dragged - before).toBeGreaterThanOrEqual(2);
       expect(dragged - before).toBeLessThanOrEqual(4);
 
-      // The editor has taken the dragged CTA back from the API (else that answer, arriving late, puts the
-      // width back to 300 under the edit below: seen once on Node 24).
-      await expect.poll(() => page.getByLabel('Second', { exact: true }).inputValue(), { timeout: 10_000 }).toBe(String(dragged));
       // A width out of 100-500 is the API's to refuse, next to the field; then a good edit.
       await page.getByLabel('Width (px)').fill('900');
+      // The answer has been taken in once the preview player is a new frame (each save reloads it).
+      await page.locator('.preview iframe').evaluate((frame) => frame.setAttribute('data-before-save', ''));
+      release();
+      await page.locator('.preview iframe:not([data-before-save])').waitFor({ state: 'attached' });
+      expect(await page.getByLabel('Second', { exact: true }).inputValue()).toBe(String(dragged));
+      expect(await page.getByLabel('Width (px)').inputValue()).toBe('900');
+      await page.unroute(held);
       await page.getByRole('button', { name: 'Save CTA' }).click();
       await page.locator('.field--error', { hasText: 'Width' }).waitFor();
       expect((await org.api.get(`/dashboard/v1/ctas/${ctaId}`)).body.width).toBe(300);

@@ -18,6 +18,16 @@ export const draftOf = (c: Placed): CtaDraft => ({
   postRoll: c.second === -1,
 });
 
+/**
+ * The draft once a save's answer arrives: each field the viewer has edited since the save was sent
+ * (`base`) stays as typed; the others take the saved CTA's value. Replacing the whole draft lost
+ * what was typed while a drag's save was on its way.
+ */
+export function rebase(base: CtaDraft, mine: CtaDraft, saved: CtaDraft): CtaDraft {
+  const keep = <K extends keyof CtaDraft>(key: K): CtaDraft[K] => (mine[key] !== base[key] ? mine[key] : saved[key]);
+  return { second: keep('second'), duration: keep('duration'), width: keep('width'), html: keep('html'), postRoll: keep('postRoll') };
+}
+
 /** The change a draft asks for, in the API's terms (an empty duration: shown until closed). */
 export function changeOf(draft: CtaDraft): CtaChange {
   const number = (v: string) => (v.trim() === '' ? null : Number(v));

@@ -1,6 +1,6 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, problemOf } from '../api.ts';
-import { changeOf, CtaEditor, draftOf, NEW_CTA_HTML, type CtaDraft, type Placed } from '../components/cta-editor.tsx';
+import { changeOf, CtaEditor, draftOf, NEW_CTA_HTML, rebase, type CtaDraft, type Placed } from '../components/cta-editor.tsx';
 import { FormError } from '../components/field.tsx';
 import { duration as clock } from '../format.ts';
 import { mayWrite, session } from '../session.ts';
@@ -22,6 +22,9 @@ export function Defaults() {
   const [fields, setFields] = useState<Record<string, string>>({});
   const [problem, setProblem] = useState<string | null>(null);
   const writable = mayWrite(session.value);
+  // Which CTA the editor shows now, for a save's answer not to land in another one's draft.
+  const shown = useRef(selected);
+  shown.current = selected;
 
   const load = useCallback(async () => {
     const { data, error } = await api.GET('/dashboard/v1/organizations/{id}/events', { params: { path: { id: organizationId }, query: { per_page: 200 } } });
@@ -54,7 +57,7 @@ export function Defaults() {
     const { data, error } = await api.PATCH('/dashboard/v1/ctas/{id}', { params: { path: { id } }, body: changeOf(change) });
     if (data) {
       setCtas((all) => (all ?? []).map((c) => (c.id === id ? data : c)));
-      setDraft(draftOf(data));
+      if (shown.current === id) setDraft((mine) => (mine ? rebase(change, mine, draftOf(data)) : draftOf(data)));
       return;
     }
     const p = problemOf(error);

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { api, problemOf } from '../api.ts';
-import { changeOf, CtaEditor, draftOf, NEW_CTA_HTML, type Cta, type CtaDraft } from '../components/cta-editor.tsx';
+import { changeOf, CtaEditor, draftOf, NEW_CTA_HTML, rebase, type Cta, type CtaDraft } from '../components/cta-editor.tsx';
 import { FormError } from '../components/field.tsx';
 import { duration as clock } from '../format.ts';
 import type { paths } from '../openapi.d.ts';
@@ -27,6 +27,9 @@ export function Timeline({ playerId, chapterId }: { playerId: number; chapterId:
   const [gates, setGates] = useState<Gate[]>([]);
   const [gateOptions, setGateOptions] = useState({ is_closeable: true, is_new_contact: true });
   const track = useRef<HTMLDivElement>(null);
+  // What the editor last showed, for a save's answer to be merged into what was typed meanwhile.
+  const shown = useRef({ selected, draft });
+  shown.current = { selected, draft };
   const writable = mayWrite(session.value);
 
   const load = useCallback(async () => {
@@ -58,10 +61,11 @@ export function Timeline({ playerId, chapterId }: { playerId: number; chapterId:
   async function update(id: number, body: { second?: number; duration?: number | null; width?: number; html?: string; auto_close?: boolean }) {
     setProblem(null);
     setFields({});
+    const base = shown.current.draft;
     const { data, error } = await api.PATCH('/dashboard/v1/ctas/{id}', { params: { path: { id } }, body });
     if (data) {
       setCtas((all) => all.map((c) => (c.id === id ? data : c)));
-      if (selected === id) setDraft(draftOf(data));
+      if (shown.current.selected === id) setDraft((mine) => (base && mine ? rebase(base, mine, draftOf(data)) : draftOf(data)));
       setPreviewKey((k) => k + 1);
       return true;
     }
