@@ -4,13 +4,18 @@
  * themselves through every way an event is written: created, set to draft, moved to another chapter
  * or player, made an organization default, deleted, and removed with its player.
  */
-import { sql } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COUNTER_SHARDS, foldCounterShards } from '../src/db/counter-shards.ts';
+import type { DB } from '../src/db/schema.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 
 const P = '/dashboard/v1';
 const ctaBody = (chapterId: number, second = 0) => ({ chapter_id: chapterId, second, duration: 5, auto_close: true, width: 300, html: '<p>x</p>' });
+
+type WhereOf = SelectQueryBuilder<DB, 'event_counts', object>;
 
 interface Truth {
   id: number;
@@ -98,9 +103,25 @@ describe.each(dialects)('maintained event counts, and pages walked from either e
       expect(eventMeta.num_default_events).toBe(ids((e) => e.chapter_id === null).length);
       expect(eventMeta.event_types.simple_overlay).toBe(own.filter((e) => e.event_type === 'simple_overlay').length);
     }
-    // No row of event_counts is left at zero (a removed chapter's rows go with its last event).
-    const zero = await t.database.db.selectFrom('event_counts').select('n').where('n', '<=', 0).execute();
-    expect(zero).toEqual([]);
+    // No key counts below zero (on PostgreSQL a shard's row may, a key's rows summed may not).
+    const below = await t.database.db
+      .selectFrom('event_counts')
+      .select(['organization_id', 'chapter_id', 'event_type', 'state'])
+      .groupBy(['organization_id', 'chapter_id', 'event_type', 'state'])
+      .having((eb) => eb.fn.sum('n'), '<', 0)
+      .execute();
+    expect(below).toEqual([]);
+    if (dialect === 'sqlite') expect(await t.database.db.selectFrom('event_counts').select('n').where('n', '<=', 0).execute()).toEqual([]);
+  }
+
+  /** `event_counts` summed per key (PostgreSQL keeps a key in shards, migration 0035), keys counting nothing left out. */
+  async function summedCounts(where: (qb: WhereOf) => WhereOf) {
+    const rows = await where(t.database.db.selectFrom('event_counts'))
+      .select((eb) => ['chapter_id', 'event_type', 'state', eb.fn.sum<number>('n').as('n')])
+      .groupBy(['organization_id', 'chapter_id', 'event_type', 'state'])
+      .orderBy(['chapter_id', 'event_type', 'state'])
+      .execute();
+    return rows.map((r) => ({ ...r, n: Number(r.n) })).filter((r) => r.n !== 0);
   }
 
   it('stay exact through creates, state changes, moves, defaults, deletes and a player removed with its chapters', { timeout: 60_000 }, async () => {
@@ -144,20 +165,100 @@ describe.each(dialects)('maintained event counts, and pages walked from either e
     expect(left.some((e) => e.chapter_id === c3)).toBe(false);
     await expectAllConsistent([first]);
     // The removed chapter's counts went with its events.
-    expect(await t.database.db.selectFrom('event_counts').select('n').where('chapter_id', '=', c3).execute()).toEqual([]);
+    expect(await summedCounts((qb) => qb.where('chapter_id', '=', c3))).toEqual([]);
 
-    // The counts are the events' own, row for row.
-    const counted = await t.database.db
-      .selectFrom('event_counts')
-      .select(['chapter_id', 'event_type', 'state', 'n'])
-      .where('organization_id', '=', org.organizationId)
-      .orderBy(['chapter_id', 'event_type', 'state'])
-      .execute();
+    // The counts are the events' own, key for key.
+    const counted = await summedCounts((qb) => qb.where('organization_id', '=', org.organizationId));
     const grouped = await sql<{ chapter_id: number; event_type: string; state: string; n: number }>`
       SELECT COALESCE(chapter_id, 0) AS chapter_id, event_type, state, COUNT(*) AS n FROM events WHERE organization_id = ${org.organizationId}
       GROUP BY COALESCE(chapter_id, 0), event_type, state ORDER BY 1, 2, 3`.execute(t.database.db);
-    expect(counted.map((r) => ({ ...r, n: Number(r.n) }))).toEqual(grouped.rows.map((r) => ({ ...r, n: Number(r.n) })));
+    expect(counted).toEqual(grouped.rows.map((r) => ({ ...r, n: Number(r.n) })));
   });
+
+  if (dialect === 'postgres') {
+    /** Connections of their own to the test's schema, on two different counter shards. */
+    async function twoShards(): Promise<{ a: pg.Client; b: pg.Client; close(): Promise<void> }> {
+      const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(t.database.db)).rows[0].s;
+      const opened: pg.Client[] = [];
+      const byShard = new Map<number, pg.Client>();
+      while (byShard.size < 2) {
+        const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL, options: `-c search_path=${schema}` });
+        await client.connect();
+        opened.push(client);
+        const pid = Number((await client.query('select pg_backend_pid() as pid')).rows[0].pid);
+        if (!byShard.has(pid % COUNTER_SHARDS)) byShard.set(pid % COUNTER_SHARDS, client);
+      }
+      const [a, b] = [...byShard.values()] as [pg.Client, pg.Client];
+      return { a, b, close: async () => void (await Promise.all(opened.map((c) => c.end()))) };
+    }
+
+    it("PostgreSQL: two connections write one chapter's events at once, neither waiting for the other's counters", async () => {
+      const player = await createPlayer(org.api, {}, 1);
+      const chapterId = player.chapters_attributes[0].id as number;
+      const first = await org.api.post(`${P}/ctas`, ctaBody(chapterId));
+      expect(first.status, first.raw).toBe(201);
+      const { a, b, close } = await twoShards();
+      try {
+        const columns = (
+          await a.query(`select string_agg(quote_ident(column_name), ', ') as c from information_schema.columns
+            where table_schema = current_schema() and table_name = 'events' and column_name <> 'id'`)
+        ).rows[0].c as string;
+        const copy = `INSERT INTO events (${columns}) SELECT ${columns} FROM events WHERE id = $1`;
+        await a.query('BEGIN');
+        await a.query(copy, [first.body.id]);
+        // While the first has not committed: one counter row per key, locked by it, held the second here.
+        await b.query('BEGIN');
+        await b.query(`SET LOCAL lock_timeout = '3s'`);
+        await b.query(copy, [first.body.id]);
+        await b.query('COMMIT');
+        await a.query('COMMIT');
+      } finally {
+        await close();
+      }
+      const list = (await org.api.get(`${P}/chapters/${chapterId}/ctas?per_page=1`)).body;
+      expect(list.summary.count).toBe(3);
+      expect((await org.api.get(`${P}/players/${player.id}/cta_meta`)).body.num_public_ctas).toBe(3);
+      // Three pages of one each, found through the runs' counts too.
+      const third = (await org.api.get(`${P}/players/${player.id}/ctas?per_page=1&page=3`)).body;
+      expect(third.ctas).toHaveLength(1);
+    });
+
+    it('PostgreSQL: folding the shards keeps every count, one row a key, and drops keys that count nothing', async () => {
+      const player = await createPlayer(org.api, {}, 2);
+      const [c1, c2] = player.chapters_attributes.map((c: { id: number }) => c.id) as [number, number];
+      const { a, b, close } = await twoShards();
+      const made: number[] = [];
+      try {
+        for (const id of [c1, c1, c2, c2]) made.push((await org.api.post(`${P}/ctas`, ctaBody(id))).body.id);
+        // Counted on the API's shards, taken away on these two: keys in several rows, some summing to nothing.
+        await a.query('DELETE FROM events WHERE id = $1', [made[0]]);
+        await b.query('DELETE FROM events WHERE id = $1', [made[2]]);
+        await b.query('DELETE FROM events WHERE id = $1', [made[3]]);
+      } finally {
+        await close();
+      }
+      const before = await summedCounts((qb) => qb.where('organization_id', '=', org.organizationId));
+      const pages = () =>
+        sql<{ key: string; n: string }>`SELECT organization_id || ' ' || scope || ' ' || scope_id || ' ' || bucket AS key, SUM(n) AS n
+          FROM event_pages GROUP BY 1 HAVING SUM(n) <> 0 ORDER BY 1`.execute(t.database.db);
+      const pagesBefore = (await pages()).rows;
+      // The housekeeping sweep folds them.
+      expect((await t.services.housekeeping.sweep()).counter_rows).toBeGreaterThan(0);
+      expect(await summedCounts((qb) => qb.where('organization_id', '=', org.organizationId))).toEqual(before);
+      expect((await pages()).rows).toEqual(pagesBefore);
+      for (const table of ['event_counts', 'event_pages']) {
+        const left = await sql<{ rows: string; keys: string; zero: string }>`
+          SELECT COUNT(*) AS rows, COUNT(DISTINCT (${sql.raw(table === 'event_counts' ? 'organization_id, chapter_id, event_type, state' : 'organization_id, scope, scope_id, bucket')})) AS keys,
+            COUNT(*) FILTER (WHERE n = 0) AS zero FROM ${sql.table(table)}`.execute(t.database.db);
+        expect(Number(left.rows[0].rows), table).toBe(Number(left.rows[0].keys));
+        expect(Number(left.rows[0].zero), table).toBe(0);
+      }
+      // Chapter 2's events are all gone: its keys went with the fold.
+      expect(await t.database.db.selectFrom('event_counts').select('n').where('chapter_id', '=', c2).execute()).toEqual([]);
+      expect(await foldCounterShards(t.database.db, 1000)).toBe(0);
+      expect((await org.api.get(`${P}/players/${player.id}/cta_meta`)).body.num_public_ctas).toBe(1);
+    });
+  }
 
   it('an event made on a chapter carries that chapter’s player', async () => {
     const player = await createPlayer(org.api, {}, 1);

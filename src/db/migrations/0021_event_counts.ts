@@ -66,23 +66,7 @@ async function sqliteTriggers(db: Kysely<any>) {
  * player's cascade) would walk ever longer chains, quadratic in the rows.
  */
 async function postgresTriggers(db: Kysely<any>) {
-  const key = KEY.map((k) => (k === 'chapter_id' ? 'COALESCE(chapter_id, 0)' : k)).join(', ');
-  const addAll = (rows: string) => `INSERT INTO event_counts (${KEY.join(', ')}, n)
-      SELECT ${key}, COUNT(*) FROM ${rows} GROUP BY ${key}
-      ON CONFLICT (${KEY.join(', ')}) DO UPDATE SET n = event_counts.n + EXCLUDED.n;`;
-  const grouped = (rows: string) =>
-    `(SELECT organization_id AS o, COALESCE(chapter_id, 0) AS ch, event_type AS et, state AS st, COUNT(*) AS n FROM ${rows} GROUP BY 1, 2, 3, 4) t`;
-  const sameKey = 'c.organization_id = t.o AND c.chapter_id = t.ch AND c.event_type = t.et AND c.state = t.st';
-  const takeAll = (rows: string) => `UPDATE event_counts c SET n = c.n - t.n FROM ${grouped(rows)} WHERE ${sameKey};
-      DELETE FROM event_counts c USING ${grouped(rows)} WHERE ${sameKey} AND c.n = 0;`;
-  // An update counts only the events whose key changed (most updates change none).
-  const changed = moved.replace(/OLD\./g, 'o.').replace(/NEW\./g, 'n.');
-  const movedRows = (side: 'o' | 'n') => `(SELECT ${side}.* FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE ${changed})`;
-  const fn = (name: string, body: string) =>
-    sql.raw(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body} RETURN NULL; END $$`).execute(db);
-  await fn('reelbase_event_counts_insert', addAll('new_rows'));
-  await fn('reelbase_event_counts_delete', takeAll('old_rows'));
-  await fn('reelbase_event_counts_update', `${takeAll(`${movedRows('o')} AS moved_old`)} ${addAll(`${movedRows('n')} AS moved_new`)}`);
+  await postgresFunctions(db);
   await sql
     .raw(
       `CREATE TRIGGER event_counts_insert AFTER INSERT ON events REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reelbase_event_counts_insert()`,
@@ -98,6 +82,36 @@ async function postgresTriggers(db: Kysely<any>) {
       `CREATE TRIGGER event_counts_update AFTER UPDATE ON events REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reelbase_event_counts_update()`,
     )
     .execute(db);
+}
+
+/**
+ * The trigger functions of `postgresTriggers`. `shard`: the SQL of the shard a transaction adds to
+ * (migration 0035): each change is then an upsert of that shard's row, a decrement too, since the
+ * shard may not have the row yet. Without it, the functions as this migration made them.
+ */
+export async function postgresFunctions(db: Kysely<any>, shard?: string) {
+  const key = KEY.map((k) => (k === 'chapter_id' ? 'COALESCE(chapter_id, 0)' : k)).join(', ');
+  const target = shard ? `${KEY.join(', ')}, shard` : KEY.join(', ');
+  const addAll = (rows: string, sign: '' | '-' = '') => `INSERT INTO event_counts (${target}, n)
+      SELECT ${key}, ${shard ? `${shard}, ` : ''}${sign}COUNT(*) FROM ${rows} GROUP BY ${key}
+      ON CONFLICT (${target}) DO UPDATE SET n = event_counts.n + EXCLUDED.n;`;
+  const grouped = (rows: string) =>
+    `(SELECT organization_id AS o, COALESCE(chapter_id, 0) AS ch, event_type AS et, state AS st, COUNT(*) AS n FROM ${rows} GROUP BY 1, 2, 3, 4) t`;
+  const sameKey = 'c.organization_id = t.o AND c.chapter_id = t.ch AND c.event_type = t.et AND c.state = t.st';
+  const takeAll = (rows: string) =>
+    shard
+      ? `${addAll(rows, '-')}
+      DELETE FROM event_counts c USING ${grouped(rows)} WHERE ${sameKey} AND c.shard = ${shard} AND c.n = 0;`
+      : `UPDATE event_counts c SET n = c.n - t.n FROM ${grouped(rows)} WHERE ${sameKey};
+      DELETE FROM event_counts c USING ${grouped(rows)} WHERE ${sameKey} AND c.n = 0;`;
+  // An update counts only the events whose key changed (most updates change none).
+  const changed = moved.replace(/OLD\./g, 'o.').replace(/NEW\./g, 'n.');
+  const movedRows = (side: 'o' | 'n') => `(SELECT ${side}.* FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE ${changed})`;
+  const fn = (name: string, body: string) =>
+    sql.raw(`CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body} RETURN NULL; END $$`).execute(db);
+  await fn('reelbase_event_counts_insert', addAll('new_rows'));
+  await fn('reelbase_event_counts_delete', takeAll('old_rows'));
+  await fn('reelbase_event_counts_update', `${takeAll(`${movedRows('o')} AS moved_old`)} ${addAll(`${movedRows('n')} AS moved_new`)}`);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

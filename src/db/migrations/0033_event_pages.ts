@@ -62,18 +62,7 @@ async function sqliteTriggers(db: Kysely<any>) {
 
 /** PostgreSQL: statement-level triggers over transition tables, one grouped change per statement (as 0021's). */
 async function postgresTriggers(db: Kysely<any>) {
-  const addAll = (rows: string) => `INSERT INTO event_pages (${COLUMNS}, n) ${grouped(rows)}
-      ON CONFLICT (${COLUMNS}) DO UPDATE SET n = event_pages.n + EXCLUDED.n;`;
-  const sameKey = 'c.organization_id = t.o AND c.scope = t.s AND c.scope_id = t.k AND c.bucket = t.b';
-  const takeAll = (rows: string) => `UPDATE event_pages c SET n = c.n - t.n FROM (${grouped(rows)}) t WHERE ${sameKey};
-      DELETE FROM event_pages c USING (${grouped(rows)}) t WHERE ${sameKey} AND c.n = 0;`;
-  const changed = moved.replace(/OLD\./g, 'o.').replace(/NEW\./g, 'n.');
-  const movedRows = (side: 'o' | 'n') => `(SELECT ${side}.* FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE ${changed})`;
-  const fn = (name: string, body: string) =>
-    sql.raw(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body} RETURN NULL; END $$`).execute(db);
-  await fn('reelbase_event_pages_insert', addAll('new_rows'));
-  await fn('reelbase_event_pages_delete', takeAll('old_rows'));
-  await fn('reelbase_event_pages_update', `${takeAll(movedRows('o'))} ${addAll(movedRows('n'))}`);
+  await postgresFunctions(db);
   const trigger = (op: string, tables: string) =>
     sql
       .raw(
@@ -83,6 +72,34 @@ async function postgresTriggers(db: Kysely<any>) {
   await trigger('insert', 'NEW TABLE AS new_rows');
   await trigger('delete', 'OLD TABLE AS old_rows');
   await trigger('update', 'OLD TABLE AS old_rows NEW TABLE AS new_rows');
+}
+
+/**
+ * The trigger functions of `postgresTriggers`. `shard`: the SQL of the shard a transaction adds to
+ * (migration 0035), each change an upsert of that shard's row; without it, as this migration made them.
+ */
+export async function postgresFunctions(db: Kysely<any>, shard?: string) {
+  const target = shard ? `${COLUMNS}, shard` : COLUMNS;
+  const addAll = (rows: string, sign: '' | '-' = '') =>
+    shard
+      ? `INSERT INTO event_pages (${target}, n) SELECT o, s, k, b, ${shard}, ${sign}n FROM (${grouped(rows)}) g
+      ON CONFLICT (${target}) DO UPDATE SET n = event_pages.n + EXCLUDED.n;`
+      : `INSERT INTO event_pages (${COLUMNS}, n) ${grouped(rows)}
+      ON CONFLICT (${COLUMNS}) DO UPDATE SET n = event_pages.n + EXCLUDED.n;`;
+  const sameKey = 'c.organization_id = t.o AND c.scope = t.s AND c.scope_id = t.k AND c.bucket = t.b';
+  const takeAll = (rows: string) =>
+    shard
+      ? `${addAll(rows, '-')}
+      DELETE FROM event_pages c USING (${grouped(rows)}) t WHERE ${sameKey} AND c.shard = ${shard} AND c.n = 0;`
+      : `UPDATE event_pages c SET n = c.n - t.n FROM (${grouped(rows)}) t WHERE ${sameKey};
+      DELETE FROM event_pages c USING (${grouped(rows)}) t WHERE ${sameKey} AND c.n = 0;`;
+  const changed = moved.replace(/OLD\./g, 'o.').replace(/NEW\./g, 'n.');
+  const movedRows = (side: 'o' | 'n') => `(SELECT ${side}.* FROM old_rows o JOIN new_rows n ON n.id = o.id WHERE ${changed})`;
+  const fn = (name: string, body: string) =>
+    sql.raw(`CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body} RETURN NULL; END $$`).execute(db);
+  await fn('reelbase_event_pages_insert', addAll('new_rows'));
+  await fn('reelbase_event_pages_delete', takeAll('old_rows'));
+  await fn('reelbase_event_pages_update', `${takeAll(movedRows('o'))} ${addAll(movedRows('n'))}`);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

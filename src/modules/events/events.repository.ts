@@ -205,7 +205,8 @@ export class EventsRepository {
           .select((eb) => [eb.ref(column).as('k'), eb.fn.sum<number>('n').as('n')])
           .groupBy(column)
           .execute();
-    return Object.fromEntries(rows.map((r) => [r.k, Number(r.n)]));
+    // A state whose shards sum to nothing has no events (PostgreSQL's counters, migration 0035).
+    return Object.fromEntries(rows.filter((r) => Number(r.n) !== 0).map((r) => [r.k, Number(r.n)]));
   }
 
   /** The sum of the `event_counts` rows a filter without text covers: its count, as a query of one row `n`. */

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { foldCounterShards } from '../../db/counter-shards.ts';
 import type { DB } from '../../db/schema.ts';
 
 /** Queries of the housekeeping sweep: bounded deletes of what is past its retention, and the task rows. */
@@ -123,5 +124,10 @@ export class HousekeepingRepository {
   async isQueued(type: string): Promise<boolean> {
     const row = await this.db.selectFrom('jobs').select('id').where('type', '=', type).where('status', '=', 'queued').limit(1).executeTakeFirst();
     return row !== undefined;
+  }
+
+  /** Folds PostgreSQL's counter shards of up to `limit` keys a table (src/db/counter-shards.ts); answers the rows removed. */
+  foldCounterShards(limit: number): Promise<number> {
+    return foldCounterShards(this.db, limit);
   }
 }

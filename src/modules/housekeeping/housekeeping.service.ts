@@ -36,6 +36,8 @@ export interface SweepResult {
   analytics_reports: number;
   /** Addresses last given before ANALYTICS_RETENTION_DAYS. */
   analytics_addresses: number;
+  /** Rows of PostgreSQL's counter shards folded into others (src/db/counter-shards.ts). */
+  counter_rows: number;
   complete: boolean;
 }
 
@@ -46,7 +48,7 @@ export class SweepError extends Error {}
  * Deletes what nothing needs any more (docs/jobs.md, "Retention"): jobs that succeeded after
  * JOB_RETENTION_DAYS, jobs that failed after FAILED_JOB_RETENTION_DAYS (what they named in job_subjects
  * goes with them), idempotency keys past their 24 h window, viewers' reports (once rolled up) and
- * addresses past ANALYTICS_RETENTION_DAYS. A queued or running job is never touched,
+ * addresses past ANALYTICS_RETENTION_DAYS; and it folds PostgreSQL's counter shards. A queued or running job is never touched,
  * however old. Rows are deleted in bounded batches so that no statement holds a long lock.
  */
 export class HousekeepingService {
@@ -99,6 +101,7 @@ export class HousekeepingService {
     const analyticsBefore = now - this.options.analyticsRetentionDays * DAY_MS;
     const reports = await this.inBatches((limit) => this.repo.deleteRolledUpReports(analyticsBefore, limit), signal);
     const addresses = await this.inBatches((limit) => this.repo.deleteIdentifiedBefore(analyticsBefore, limit), signal);
+    const counters = await this.inBatches((limit) => this.repo.foldCounterShards(limit), signal);
     return {
       done_jobs: done.deleted,
       failed_jobs: failed.deleted,
@@ -107,7 +110,8 @@ export class HousekeepingService {
       sessions: sessions.deleted,
       analytics_reports: reports.deleted,
       analytics_addresses: addresses.deleted,
-      complete: done.complete && failed.complete && keys.complete && limits.complete && sessions.complete && reports.complete && addresses.complete,
+      counter_rows: counters.deleted,
+      complete: [done, failed, keys, limits, sessions, reports, addresses, counters].every((kind) => kind.complete),
     };
   }
 
