@@ -7,7 +7,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COUNTER_SHARDS, foldCounterShards } from '../src/db/counter-shards.ts';
+import { COUNTER_SHARDS, foldCounterShards, SHARDED_COUNTERS } from '../src/db/counter-shards.ts';
 import type { DB } from '../src/db/schema.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import { createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
@@ -192,7 +192,7 @@ describe.each(dialects)('maintained event counts, and pages walked from either e
       return { a, b, close: async () => void (await Promise.all(opened.map((c) => c.end()))) };
     }
 
-    it("PostgreSQL: two connections write one chapter's events at once, neither waiting for the other's counters", async () => {
+    it("PostgreSQL: two connections write one chapter's events and the organization's tags at once, neither waiting for the other's counters", async () => {
       const player = await createPlayer(org.api, {}, 1);
       const chapterId = player.chapters_attributes[0].id as number;
       const first = await org.api.post(`${P}/ctas`, ctaBody(chapterId));
@@ -204,12 +204,15 @@ describe.each(dialects)('maintained event counts, and pages walked from either e
             where table_schema = current_schema() and table_name = 'events' and column_name <> 'id'`)
         ).rows[0].c as string;
         const copy = `INSERT INTO events (${columns}) SELECT ${columns} FROM events WHERE id = $1`;
+        const tag = `INSERT INTO tags (organization_id, name, created_at, updated_at) VALUES ($1, $2, 0, 0)`;
         await a.query('BEGIN');
         await a.query(copy, [first.body.id]);
+        await a.query(tag, [org.organizationId, 'concurrent a']);
         // While the first has not committed: one counter row per key, locked by it, held the second here.
         await b.query('BEGIN');
         await b.query(`SET LOCAL lock_timeout = '3s'`);
         await b.query(copy, [first.body.id]);
+        await b.query(tag, [org.organizationId, 'concurrent b']);
         await b.query('COMMIT');
         await a.query('COMMIT');
       } finally {
@@ -221,6 +224,14 @@ describe.each(dialects)('maintained event counts, and pages walked from either e
       // Three pages of one each, found through the runs' counts too.
       const third = (await org.api.get(`${P}/players/${player.id}/ctas?per_page=1&page=3`)).body;
       expect(third.ctas).toHaveLength(1);
+      // Tags are counted per organization (row_counts, row_pages) in shards too.
+      const tags = (await org.api.get(`${P}/tags?per_page=1`)).body;
+      const truthOfTags = await t.database.db
+        .selectFrom('tags')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('organization_id', '=', org.organizationId)
+        .executeTakeFirstOrThrow();
+      expect(tags.summary.count).toBe(Number(truthOfTags.n));
     });
 
     it('PostgreSQL: folding the shards keeps every count, one row a key, and drops keys that count nothing', async () => {
@@ -246,10 +257,10 @@ describe.each(dialects)('maintained event counts, and pages walked from either e
       expect((await t.services.housekeeping.sweep()).counter_rows).toBeGreaterThan(0);
       expect(await summedCounts((qb) => qb.where('organization_id', '=', org.organizationId))).toEqual(before);
       expect((await pages()).rows).toEqual(pagesBefore);
-      for (const table of ['event_counts', 'event_pages']) {
+      for (const { table, key } of SHARDED_COUNTERS) {
         const left = await sql<{ rows: string; keys: string; zero: string }>`
-          SELECT COUNT(*) AS rows, COUNT(DISTINCT (${sql.raw(table === 'event_counts' ? 'organization_id, chapter_id, event_type, state' : 'organization_id, scope, scope_id, bucket')})) AS keys,
-            COUNT(*) FILTER (WHERE n = 0) AS zero FROM ${sql.table(table)}`.execute(t.database.db);
+          SELECT COUNT(*) AS rows, COUNT(DISTINCT (${sql.raw(key.join(', '))})) AS keys, COUNT(*) FILTER (WHERE n = 0) AS zero
+          FROM ${sql.table(table)}`.execute(t.database.db);
         expect(Number(left.rows[0].rows), table).toBe(Number(left.rows[0].keys));
         expect(Number(left.rows[0].zero), table).toBe(0);
       }

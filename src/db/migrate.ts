@@ -38,7 +38,7 @@ import * as m0031 from './migrations/0031_token_creators.ts';
 import * as m0032 from './migrations/0032_videos_by_status.ts';
 import * as m0033 from './migrations/0033_event_pages.ts';
 import * as m0034 from './migrations/0034_row_pages.ts';
-import * as m0035 from './migrations/0035_event_counter_shards.ts';
+import * as m0035 from './migrations/0035_counter_shards.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -74,7 +74,7 @@ const migrations: Record<string, Migration> = {
   '0032_videos_by_status': m0032,
   '0033_event_pages': m0033,
   '0034_row_pages': m0034,
-  '0035_event_counter_shards': m0035,
+  '0035_counter_shards': m0035,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -26,14 +26,23 @@ export async function countRowsOf(db: Kysely<any>, table: string): Promise<void>
     .raw(`INSERT INTO row_counts (table_name, organization_id, n) SELECT '${table}', organization_id, COUNT(*) FROM ${table} GROUP BY organization_id`)
     .execute(db);
   await countingTriggers(db, table, 'row_counts', {
-    perStatement: (rows, sign) => `INSERT INTO row_counts (table_name, organization_id, n)
-        SELECT '${table}', organization_id, ${sign}COUNT(*) FROM ${rows} GROUP BY organization_id
-        ON CONFLICT (table_name, organization_id) DO UPDATE SET n = row_counts.n + EXCLUDED.n;`,
+    perStatement: rowCountsChange(table),
     inserted: `INSERT INTO row_counts (table_name, organization_id, n) VALUES ('${table}', NEW.organization_id, 1)
         ON CONFLICT (table_name, organization_id) DO UPDATE SET n = n + 1;`,
     deleted: `UPDATE row_counts SET n = n - 1 WHERE table_name = '${table}' AND organization_id = OLD.organization_id;`,
   });
 }
+
+/**
+ * PostgreSQL's change of `row_counts` by a statement's rows (`sign` '-': taken away). `shard`: the SQL
+ * of the writing connection's shard (migration 0035); without it, as migration 0024 made it.
+ */
+export const rowCountsChange = (table: string, shard?: string) => (rows: string, sign: '' | '-') => {
+  const target = shard ? 'table_name, organization_id, shard' : 'table_name, organization_id';
+  return `INSERT INTO row_counts (${target}, n)
+        SELECT '${table}', organization_id, ${shard ? `${shard}, ` : ''}${sign}COUNT(*) FROM ${rows} GROUP BY organization_id
+        ON CONFLICT (${target}) DO UPDATE SET n = row_counts.n + EXCLUDED.n;`;
+};
 
 /**
  * The triggers that keep a table of counts (`counts`) of `table`'s rows, after its inserts and
@@ -48,15 +57,11 @@ export async function countingTriggers(
   body: { perStatement: (rows: string, sign: '' | '-') => string; inserted: string; deleted: string },
 ): Promise<void> {
   if (isPostgres(db)) {
-    for (const [op, rows, sign] of [
-      ['insert', 'new_rows', ''],
-      ['delete', 'old_rows', '-'],
+    await countingFunctions(db, table, counts, body.perStatement);
+    for (const [op, rows] of [
+      ['insert', 'new_rows'],
+      ['delete', 'old_rows'],
     ] as const) {
-      await sql
-        .raw(
-          `CREATE FUNCTION reelbase_${counts}_${table}_${op}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body.perStatement(rows, sign)} RETURN NULL; END $$`,
-        )
-        .execute(db);
       await sql
         .raw(
           `CREATE TRIGGER ${counts}_${op} AFTER ${op.toUpperCase()} ON ${table} REFERENCING ${op === 'insert' ? 'NEW' : 'OLD'} TABLE AS ${rows} FOR EACH STATEMENT EXECUTE FUNCTION reelbase_${counts}_${table}_${op}()`,
@@ -67,6 +72,20 @@ export async function countingTriggers(
   }
   await sql.raw(`CREATE TRIGGER ${table}_${counts}_insert AFTER INSERT ON ${table} BEGIN\n        ${body.inserted} END`).execute(db);
   await sql.raw(`CREATE TRIGGER ${table}_${counts}_delete AFTER DELETE ON ${table} BEGIN\n        ${body.deleted} END`).execute(db);
+}
+
+/** PostgreSQL: (re)writes the functions of `countingTriggers`' statement-level triggers. */
+export async function countingFunctions(db: Kysely<any>, table: string, counts: string, perStatement: (rows: string, sign: '' | '-') => string): Promise<void> {
+  for (const [op, rows, sign] of [
+    ['insert', 'new_rows', ''],
+    ['delete', 'old_rows', '-'],
+  ] as const) {
+    await sql
+      .raw(
+        `CREATE OR REPLACE FUNCTION reelbase_${counts}_${table}_${op}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${perStatement(rows, sign)} RETURN NULL; END $$`,
+      )
+      .execute(db);
+  }
 }
 
 /** Drops what `countingTriggers` made. */
@@ -100,8 +119,15 @@ export async function countedRows(db: Kysely<DB>, table: 'players' | 'videos' | 
     `${table}:${organizationId}`,
     async (read) => ({
       n: Number(
-        (await read.selectFrom('row_counts').select('n').where('table_name', '=', table).where('organization_id', '=', organizationId).executeTakeFirst())?.n ??
-          0,
+        // Summed: PostgreSQL keeps a count in shards (migration 0035).
+        (
+          await read
+            .selectFrom('row_counts')
+            .select((eb) => eb.fn.sum<number>('n').as('n'))
+            .where('table_name', '=', table)
+            .where('organization_id', '=', organizationId)
+            .executeTakeFirst()
+        )?.n ?? 0,
       ),
     }),
     () => organizationId,

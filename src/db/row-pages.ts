@@ -34,14 +34,24 @@ export async function pageRowsOf(db: Kysely<any>, table: PagedTable): Promise<vo
     .raw(`INSERT INTO row_pages (${KEY}, n) SELECT '${table}', organization_id, id >> ${BITS}, COUNT(*) FROM ${table} GROUP BY organization_id, id >> ${BITS}`)
     .execute(db);
   await countingTriggers(db, table, 'row_pages', {
-    perStatement: (rows, sign) => `INSERT INTO row_pages (${KEY}, n)
-        SELECT '${table}', organization_id, id >> ${BITS}, ${sign}COUNT(*) FROM ${rows} GROUP BY organization_id, id >> ${BITS}
-        ON CONFLICT (${KEY}) DO UPDATE SET n = row_pages.n + EXCLUDED.n;`,
+    perStatement: rowPagesChange(table),
     inserted: `INSERT INTO row_pages (${KEY}, n) VALUES ('${table}', NEW.organization_id, NEW.id >> ${BITS}, 1)
         ON CONFLICT (${KEY}) DO UPDATE SET n = row_pages.n + 1;`,
     deleted: `UPDATE row_pages SET n = n - 1 WHERE table_name = '${table}' AND organization_id = OLD.organization_id AND bucket = OLD.id >> ${BITS};`,
   });
 }
+
+/**
+ * PostgreSQL's change of `row_pages` by a statement's rows (`sign` '-': taken away). `shard`: the SQL
+ * of the writing connection's shard (migration 0035); without it, as migration 0034 made it.
+ */
+export const rowPagesChange = (table: PagedTable, shard?: string) => (rows: string, sign: '' | '-') => {
+  const BITS = PAGE_RUN_BITS;
+  const target = shard ? 'table_name, organization_id, bucket, shard' : 'table_name, organization_id, bucket';
+  return `INSERT INTO row_pages (${target}, n)
+        SELECT '${table}', organization_id, id >> ${BITS}, ${shard ? `${shard}, ` : ''}${sign}COUNT(*) FROM ${rows} GROUP BY organization_id, id >> ${BITS}
+        ON CONFLICT (${target}) DO UPDATE SET n = row_pages.n + EXCLUDED.n;`;
+};
 
 export async function dropRowPages(db: Kysely<any>, tables: readonly PagedTable[]): Promise<void> {
   for (const table of tables) await dropCountingTriggers(db, table, 'row_pages');
@@ -50,11 +60,13 @@ export async function dropRowPages(db: Kysely<any>, tables: readonly PagedTable[
 
 /** The organization's rows of a paged table per run of ids, in run order. */
 export async function runsOf(db: Kysely<DB>, table: PagedTable, organizationId: number): Promise<Array<{ bucket: number; n: number }>> {
+  // Summed per run: PostgreSQL keeps a run's count in shards (migration 0035).
   const rows = await db
     .selectFrom('row_pages')
-    .select(['bucket', 'n'])
+    .select((eb) => ['bucket', eb.fn.sum<number>('n').as('n')])
     .where('table_name', '=', table)
     .where('organization_id', '=', organizationId)
+    .groupBy('bucket')
     .orderBy('bucket')
     .execute();
   return rows.map((r) => ({ bucket: Number(r.bucket), n: Number(r.n) }));

@@ -1,13 +1,16 @@
 import { sql, type Kysely } from 'kysely';
-import { COUNTER_SHARD, SHARDED_COUNTERS } from '../counter-shards.ts';
+import { COUNTER_SHARD, ROW_COUNTED, SHARDED_COUNTERS } from '../counter-shards.ts';
 import { isPostgres } from '../dialect.ts';
+import { countingFunctions, rowCountsChange } from '../row-counts.ts';
+import { rowPagesChange } from '../row-pages.ts';
 import { postgresFunctions as countFunctions } from './0021_event_counts.ts';
 import { postgresFunctions as pageFunctions } from './0033_event_pages.ts';
 
 /**
- * PostgreSQL: the event lists' counters (`event_counts`, migration 0021; `event_pages`, 0033) in
- * shards. Every event written added to the same few rows of its organization (its count, its
- * chapter's and player's runs), and PostgreSQL holds a row's lock until the writing transaction has
+ * PostgreSQL: the lists' counters in shards (`event_counts`, migration 0021; `event_pages`, 0033;
+ * `row_counts` of players, videos, users and tags, 0024 and 0028; `row_pages`, 0034). Every row
+ * written added to the same few rows of its organization (an event: its count, its chapter's and
+ * player's runs), and PostgreSQL holds a row's lock until the writing transaction has
  * committed: an organization's writes took turns, each waiting for the one before it to reach the
  * disk, and on a busy machine for its backend to be scheduled again (docs/performance.md, "Session
  * 31"). Each connection now adds to its own shard's row (`pg_backend_pid() % 8`); the readers sum
@@ -24,8 +27,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql.raw(`ALTER TABLE ${table} DROP CONSTRAINT ${table}_pk`).execute(db);
     await sql.raw(`ALTER TABLE ${table} ADD CONSTRAINT ${table}_pk PRIMARY KEY (${key.join(', ')}, shard)`).execute(db);
   }
-  await countFunctions(db, COUNTER_SHARD);
-  await pageFunctions(db, COUNTER_SHARD);
+  await shardedFunctions(db, COUNTER_SHARD);
+}
+
+/** The counters' trigger functions, adding to the writing connection's shard or (without `shard`) as their migrations made them. */
+async function shardedFunctions(db: Kysely<any>, shard?: string) {
+  await countFunctions(db, shard);
+  await pageFunctions(db, shard);
+  for (const table of ROW_COUNTED) {
+    await countingFunctions(db, table, 'row_counts', rowCountsChange(table, shard));
+    await countingFunctions(db, table, 'row_pages', rowPagesChange(table, shard));
+  }
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
@@ -41,6 +53,5 @@ export async function down(db: Kysely<any>): Promise<void> {
     await sql.raw(`INSERT INTO ${table} (${columns}, n) SELECT ${columns}, n FROM ${table}_merged WHERE n <> 0`).execute(db);
     await sql.raw(`DROP TABLE ${table}_merged`).execute(db);
   }
-  await countFunctions(db);
-  await pageFunctions(db);
+  await shardedFunctions(db);
 }
