@@ -166,8 +166,7 @@ describe.each(dialects)('deep pages from the counts per run of ids, on %s', (dia
     // One row of it (of one shard, on PostgreSQL).
     const run = await t.database.db
       .selectFrom('event_pages')
-      .select('bucket')
-      .$if(t.dialect === 'postgres', (qb) => qb.select(sql<number>`shard`.as('shard')))
+      .select(['bucket', 'shard'])
       .where('organization_id', '=', org.organizationId)
       .where('scope', '=', 'player')
       .where('scope_id', '=', a.id)
@@ -181,7 +180,7 @@ describe.each(dialects)('deep pages from the counts per run of ids, on %s', (dia
         .where('scope', '=', 'player')
         .where('scope_id', '=', a.id)
         .where('bucket', '=', run.bucket)
-        .$if(t.dialect === 'postgres', (qb) => qb.where(sql.ref('shard'), '=', (run as { shard?: number }).shard))
+        .where('shard', '=', run.shard)
         .execute();
     await where(1);
     try {

@@ -8,7 +8,7 @@ import { isPostgres } from './dialect.ts';
  */
 export const COUNTER_SHARDS = 8;
 /** The shard of the writing connection, as SQL. */
-export const COUNTER_SHARD = `(pg_backend_pid() % ${COUNTER_SHARDS})::smallint`;
+export const COUNTER_SHARD = `(pg_backend_pid() % ${COUNTER_SHARDS})`;
 
 /** The sharded counters, by their key. */
 export const SHARDED_COUNTERS = [
@@ -22,12 +22,25 @@ export const SHARDED_COUNTERS = [
 export const ROW_COUNTED = ['players', 'videos', 'users', 'tags'] as const;
 
 /**
+ * The shard SQL for a trigger function written now to keep `table`: `COUNTER_SHARD` once migration
+ * 0035 has given the table its shards (a later migration counting another table must add to them, or
+ * its upserts would name no unique key), nothing before it or on SQLite.
+ */
+export async function counterShardOf(db: Kysely<any>, table: string): Promise<string | undefined> {
+  if (!isPostgres(db)) return undefined;
+  const { rows } = await sql<{ found: number }>`
+    SELECT 1 AS found FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${table} AND column_name = 'shard'`.execute(db);
+  return rows.length > 0 ? COUNTER_SHARD : undefined;
+}
+
+/**
  * Folds the rows of up to `limit` keys per table that have several into one (their lowest shard's),
  * and drops keys whose rows sum to nothing (`row_counts`' triggers leave a row at zero): a key has at most one row per shard, but a chapter whose
  * events are gone, counted by some connections and taken away by another, would otherwise keep
- * them. Safe beside the triggers: a row changed meanwhile is deleted as it is once that change
- * commits (PostgreSQL re-reads a row it waited for), and the sum goes in as the triggers' own
- * upsert does. Answers the rows removed. Nothing to do on SQLite, which has no shards.
+ * them. Beside the triggers: rows a writer holds are left for a later sweep (the fold never waits on
+ * a writer, nor a writer on the fold for longer than one statement), the rows folded are deleted as
+ * committed, and their sum goes in as the triggers' own upsert does. Answers the rows removed.
+ * Nothing to do on SQLite, which has no shards.
  */
 export async function foldCounterShards(db: Kysely<any>, limit: number): Promise<number> {
   if (!isPostgres(db)) return 0;
@@ -36,14 +49,18 @@ export async function foldCounterShards(db: Kysely<any>, limit: number): Promise
     const columns = sql.raw(key.join(', '));
     const of = (alias: string) => sql.raw(key.map((k) => `${alias}.${k}`).join(', '));
     const same = (a: string, b: string) => sql.raw(key.map((k) => `${a}.${k} = ${b}.${k}`).join(' AND '));
+    // Only rows no writer holds (SKIP LOCKED): waiting on a writer while holding other keys' rows
+    // would make writers wait on the fold, and deadlock with those that write several keys.
     const { rows } = await sql<{ removed: string }>`
       WITH keys AS (
-        SELECT ${columns}, MIN(shard) AS kept FROM ${sql.table(table)} GROUP BY ${columns} HAVING COUNT(*) > 1 OR SUM(n) = 0 LIMIT ${limit}
+        SELECT ${columns} FROM ${sql.table(table)} GROUP BY ${columns} HAVING COUNT(*) > 1 OR SUM(n) = 0 LIMIT ${limit}
+      ), locked AS (
+        SELECT ${of('c')}, c.shard FROM ${sql.table(table)} c JOIN keys k ON ${same('c', 'k')} FOR UPDATE OF c SKIP LOCKED
       ), gone AS (
-        DELETE FROM ${sql.table(table)} c USING keys k WHERE ${same('c', 'k')} RETURNING ${of('c')}, c.n
+        DELETE FROM ${sql.table(table)} c USING locked l WHERE ${same('c', 'l')} AND c.shard = l.shard RETURNING ${of('c')}, c.shard, c.n
       ), put AS (
         INSERT INTO ${sql.table(table)} (${columns}, shard, n)
-        SELECT ${of('g')}, k.kept, SUM(g.n) FROM gone g JOIN keys k ON ${same('g', 'k')} GROUP BY ${of('g')}, k.kept HAVING SUM(g.n) <> 0
+        SELECT ${columns}, MIN(shard), SUM(n) FROM gone GROUP BY ${columns} HAVING SUM(n) <> 0
         ON CONFLICT (${columns}, shard) DO UPDATE SET n = ${sql.table(table)}.n + EXCLUDED.n
         RETURNING 1
       )

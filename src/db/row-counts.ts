@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
+import { counterShardOf } from './counter-shards.ts';
 import { isPostgres } from './dialect.ts';
-import type { DB } from './schema.ts';
 import { cachedRead } from './read-cache.ts';
+import type { DB } from './schema.ts';
 
 /**
  * `row_counts`: how many rows of a table each organization has, kept by triggers in the writing
@@ -26,7 +27,7 @@ export async function countRowsOf(db: Kysely<any>, table: string): Promise<void>
     .raw(`INSERT INTO row_counts (table_name, organization_id, n) SELECT '${table}', organization_id, COUNT(*) FROM ${table} GROUP BY organization_id`)
     .execute(db);
   await countingTriggers(db, table, 'row_counts', {
-    perStatement: rowCountsChange(table),
+    perStatement: rowCountsChange(table, await counterShardOf(db, 'row_counts')),
     inserted: `INSERT INTO row_counts (table_name, organization_id, n) VALUES ('${table}', NEW.organization_id, 1)
         ON CONFLICT (table_name, organization_id) DO UPDATE SET n = n + 1;`,
     deleted: `UPDATE row_counts SET n = n - 1 WHERE table_name = '${table}' AND organization_id = OLD.organization_id;`,

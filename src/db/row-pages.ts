@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { counterShardOf } from './counter-shards.ts';
 import { isPostgres } from './dialect.ts';
 import { PAGE_RUN_BITS } from './paging.ts';
 import { countingTriggers, dropCountingTriggers } from './row-counts.ts';
@@ -34,7 +35,7 @@ export async function pageRowsOf(db: Kysely<any>, table: PagedTable): Promise<vo
     .raw(`INSERT INTO row_pages (${KEY}, n) SELECT '${table}', organization_id, id >> ${BITS}, COUNT(*) FROM ${table} GROUP BY organization_id, id >> ${BITS}`)
     .execute(db);
   await countingTriggers(db, table, 'row_pages', {
-    perStatement: rowPagesChange(table),
+    perStatement: rowPagesChange(table, await counterShardOf(db, 'row_pages')),
     inserted: `INSERT INTO row_pages (${KEY}, n) VALUES ('${table}', NEW.organization_id, NEW.id >> ${BITS}, 1)
         ON CONFLICT (${KEY}) DO UPDATE SET n = row_pages.n + 1;`,
     deleted: `UPDATE row_pages SET n = n - 1 WHERE table_name = '${table}' AND organization_id = OLD.organization_id AND bucket = OLD.id >> ${BITS};`,

@@ -182,6 +182,8 @@ export interface EventCountsTable {
   event_type: string;
   state: string;
   n: number;
+  /** PostgreSQL: the writing connection's shard of the count (migration 0035; readers sum a key's rows); always 0 on SQLite. */
+  shard: Generated<number>;
 }
 
 /** Events per run of 4,096 ids of each list (migration 0033): where a deep page starts. */
@@ -193,6 +195,8 @@ export interface EventPagesTable {
   /** `id >> PAGE_RUN_BITS`. */
   bucket: number;
   n: number;
+  /** PostgreSQL: the writing connection's shard of the count (migration 0035; readers sum a key's rows); always 0 on SQLite. */
+  shard: Generated<number>;
 }
 
 /** Rows per organization and run of 4,096 ids of the paged tables (migration 0034, src/db/row-pages.ts). */
@@ -201,6 +205,8 @@ export interface RowPagesTable {
   organization_id: number;
   bucket: number;
   n: number;
+  /** PostgreSQL: the writing connection's shard of the count (migration 0035; readers sum a key's rows); always 0 on SQLite. */
+  shard: Generated<number>;
 }
 
 /** Rows per organization of the tables counted by triggers (src/db/row-counts.ts). */
@@ -208,6 +214,8 @@ export interface RowCountsTable {
   table_name: string;
   organization_id: number;
   n: number;
+  /** PostgreSQL: the writing connection's shard of the count (migration 0035; readers sum a key's rows); always 0 on SQLite. */
+  shard: Generated<number>;
 }
 
 export interface TagsTable {

@@ -18,12 +18,17 @@ import { postgresFunctions as pageFunctions } from './0033_event_pages.ts';
  * connection, deleted by another); a row at zero is deleted by the connection that brought it there,
  * and the housekeeping sweep folds a key's shards into one row (src/db/counter-shards.ts).
  *
- * SQLite writes one transaction at a time, so it has nothing to gain: its counters are left as they are.
+ * SQLite writes one transaction at a time, so it has nothing to gain: its counters get the column
+ * (always 0), not the shards.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  if (!isPostgres(db)) return;
+  // SQLite has the column too, always 0, so that both dialects have one schema (src/db/schema.ts).
+  if (!isPostgres(db)) {
+    for (const { table } of SHARDED_COUNTERS) await sql.raw(`ALTER TABLE ${table} ADD COLUMN shard integer NOT NULL DEFAULT 0`).execute(db);
+    return;
+  }
   for (const { table, key } of SHARDED_COUNTERS) {
-    await sql.raw(`ALTER TABLE ${table} ADD COLUMN shard smallint NOT NULL DEFAULT 0`).execute(db);
+    await sql.raw(`ALTER TABLE ${table} ADD COLUMN shard integer NOT NULL DEFAULT 0`).execute(db);
     await sql.raw(`ALTER TABLE ${table} DROP CONSTRAINT ${table}_pk`).execute(db);
     await sql.raw(`ALTER TABLE ${table} ADD CONSTRAINT ${table}_pk PRIMARY KEY (${key.join(', ')}, shard)`).execute(db);
   }
@@ -41,7 +46,10 @@ async function shardedFunctions(db: Kysely<any>, shard?: string) {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  if (!isPostgres(db)) return;
+  if (!isPostgres(db)) {
+    for (const { table } of SHARDED_COUNTERS) await sql.raw(`ALTER TABLE ${table} DROP COLUMN shard`).execute(db);
+    return;
+  }
   // The shards of a key summed into one row.
   for (const { table, key } of SHARDED_COUNTERS) {
     const columns = key.join(', ');
