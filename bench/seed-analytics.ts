@@ -15,7 +15,8 @@ import { numbersTo } from './seed-size.ts';
 
 export const ANALYTICS_SIZE = {
   events: Number(process.env.BENCH_ANALYTICS_EVENTS ?? 10_000_000),
-  players: 1000,
+  // BENCH_ANALYTICS_PLAYERS=1: every report on one player (a very popular one).
+  players: Math.max(1, Number(process.env.BENCH_ANALYTICS_PLAYERS ?? 1000)),
   days: 90,
   visitors: 300_000,
 };

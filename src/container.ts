@@ -100,7 +100,7 @@ export function createContainer({ config, database, mailer = createMailer(config
 
   const repositories = {
     accessManagers: new AccessManagersRepository(db),
-    analytics: new AnalyticsRepository(db),
+    analytics: new AnalyticsRepository(db, database.longReads),
     analyticsRollups: new RollupRepository(db),
     allotments: new AllotmentsRepository(db),
     captions: new CaptionsRepository(db),
@@ -158,7 +158,8 @@ export function createContainer({ config, database, mailer = createMailer(config
 
   const sessions = new SessionsService(db, r.sessions, mailer, { publicUrl: config.publicUrl, ...config.sessions });
   const ctas = new CtasService(events);
-  const analytics = new AnalyticsService(r.analytics, r.analyticsRollups, players, videos, ctas, new Countries(config.geoipDatabase));
+  // The summary's reads of the rollups, off the event loop as the reports' are (Database.longReads).
+  const analytics = new AnalyticsService(r.analytics, new RollupRepository(database.longReads), players, videos, ctas, new Countries(config.geoipDatabase));
   const services = {
     analytics,
     analyticsRollups: new RollupService(

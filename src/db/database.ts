@@ -12,6 +12,7 @@ import { listenForChanges, wrapPgPool } from './pg-connection.ts';
 import { attachReadCache, ReadCache } from './read-cache.ts';
 import { SERVER_CHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { wrapSqlite } from './sqlite-connection.ts';
+import { SqliteReadThread } from './sqlite-read-thread.ts';
 import { waitingForTheWriteLock } from './sqlite-busy.ts';
 import { ChangeCountReader } from './sqlite-change-counts.ts';
 import { organizationBeingWritten, rowsBeingWritten, scopingWrites } from './write-scope.ts';
@@ -25,6 +26,12 @@ export interface Database {
   clock: ChangeClock;
   /** SQLite's file, when the database is one (not in memory): for threads that open their own connection. */
   file?: string;
+  /**
+   * For reads that may run long (reports over many stored rows): SQLite in a file runs them on a
+   * thread of its own (src/db/sqlite-read-thread.ts), so that they do not hold the event loop; in
+   * memory and on PostgreSQL, whose queries never hold it, this is `db`.
+   */
+  longReads: Kysely<DB>;
   destroy(): Promise<void>;
 }
 
@@ -78,6 +85,7 @@ export function openDatabase(options: DatabaseOptions): Database {
       db,
       dialect: 'postgres',
       clock,
+      longReads: db,
       destroy: async () => {
         try {
           await stopListening();
@@ -124,13 +132,16 @@ export function openDatabase(options: DatabaseOptions): Database {
   const background = options.backgroundCheckpoints && file !== ':memory:' ? options.backgroundCheckpoints : null;
   if (background) sqlite.pragma(`wal_autocheckpoint = ${SERVER_CHECKPOINT_PAGES}`);
   const checkpointer = background ? new SqliteCheckpointer(file, background === true ? {} : background) : null;
+  const readThread = file === ':memory:' ? null : new SqliteReadThread(file, db);
   return {
     db,
     dialect: 'sqlite',
     clock,
+    longReads: readThread?.db ?? db,
     ...(file === ':memory:' ? {} : { file }),
     destroy: async () => {
       clock.close();
+      await readThread?.close();
       await checkpointer?.stop();
       return db.destroy();
     },

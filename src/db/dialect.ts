@@ -119,3 +119,20 @@ export async function settledMaxId(db: Kysely<any>, table: string): Promise<numb
     return Number((await maxId(trx)).rows[0]?.id ?? 0);
   });
 }
+
+/**
+ * Gathers the query planner's statistics where they are missing or stale (the housekeeping sweep).
+ * SQLite plans without them from fixed guesses, which pick the index with the most equal columns: an
+ * identified viewer's loads were joined to a popular player's reports in the wrong order (minutes
+ * instead of milliseconds, docs/analytics.md). `PRAGMA optimize` analyzes only tables that were never
+ * analyzed or have grown or shrunk tenfold since, each from at most `analysis_limit` rows of an index
+ * (tens of milliseconds whatever the size); it analyzes nothing until `sqlite_stat1` exists, which
+ * analyzing the schema alone creates. PostgreSQL's autovacuum keeps its own; nothing to do there.
+ */
+export async function refreshPlannerStatistics(db: Kysely<any>): Promise<void> {
+  if (isPostgres(db)) return;
+  const { rows } = await sql<{ n: number }>`select count(*) as n from sqlite_schema where name = 'sqlite_stat1'`.execute(db);
+  if (Number(rows[0].n) === 0) await sql`analyze sqlite_schema`.execute(db);
+  await sql`pragma analysis_limit = 1000`.execute(db);
+  await sql`pragma optimize = 0x10002`.execute(db);
+}

@@ -18,7 +18,14 @@ export interface PlayerTotals {
 }
 
 export class AnalyticsRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  /**
+   * `reads`: where the reports are read, which may take long (a popular player's): off the event loop
+   * on SQLite in a file (Database.longReads).
+   */
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly reads: Kysely<DB> = db,
+  ) {}
 
   /**
    * Inserts the reports; answers the dedup keys that were new (a replayed report is skipped). The
@@ -55,7 +62,7 @@ export class AnalyticsRepository {
 
   /** Totals of a player's reports in [fromMs, toMs). */
   async totals(organizationId: number, playerId: number, fromMs: number, toMs: number): Promise<PlayerTotals> {
-    const row = await this.db
+    const row = await this.reads
       .selectFrom('analytics_events')
       .select(TOTALS)
       .where('organization_id', '=', organizationId)
@@ -68,8 +75,8 @@ export class AnalyticsRepository {
 
   /** A player's totals per interval (src/modules/analytics/intervals.ts). Only intervals with reports are answered. */
   async series(organizationId: number, playerId: number, fromMs: number, toMs: number, interval: Interval) {
-    const bucket = interval === 'month' ? monthOfMs(this.db, sql.ref('created_at')) : fixedBucket(interval);
-    const rows = await this.db
+    const bucket = interval === 'month' ? monthOfMs(this.reads, sql.ref('created_at')) : fixedBucket(interval);
+    const rows = await this.reads
       .selectFrom('analytics_events')
       .select([bucket.as('bucket'), ...TOTALS])
       .where('organization_id', '=', organizationId)
@@ -84,7 +91,7 @@ export class AnalyticsRepository {
 
   /** A player's views and unique viewers per country, device class or browser family; most views first. */
   async breakdown(organizationId: number, playerId: number, by: 'country' | 'device' | 'browser', fromMs: number, toMs: number) {
-    const rows = await this.db
+    const rows = await this.reads
       .selectFrom('analytics_events')
       .select([sql.ref<string | null>(by).as('value'), sql<number>`count(*)`.as('views'), sql<number>`count(distinct ${VIEWER})`.as('unique_viewers')])
       .where('organization_id', '=', organizationId)
@@ -104,7 +111,7 @@ export class AnalyticsRepository {
 
   /** Impressions and clicks of a CTA, counted once per load. */
   async ctaTotals(organizationId: number, eventId: number, fromMs: number, toMs: number): Promise<{ impressions: number; clicks: number }> {
-    const row = await this.db
+    const row = await this.reads
       .selectFrom('analytics_events')
       .select([
         sql<number>`sum(case when type = 'cta_impression' then 1 else 0 end)`.as('impressions'),
@@ -120,7 +127,7 @@ export class AnalyticsRepository {
 
   /** A video's views (loads × chapters that started playing it) and the stretches each played. */
   async playedStretches(organizationId: number, videoId: number, fromMs: number, toMs: number) {
-    return this.db
+    return this.reads
       .selectFrom('analytics_events')
       .select(['session_id', 'chapter', 'type', 'watched'])
       .where('organization_id', '=', organizationId)
@@ -142,7 +149,7 @@ export class AnalyticsRepository {
     toMs: number,
     page: { limit: number; offset: number },
   ) {
-    const base = this.db
+    const base = this.reads
       .selectFrom('analytics_events')
       .where('organization_id', '=', organizationId)
       .where('type', '=', 'identified_view')
@@ -175,7 +182,7 @@ export class AnalyticsRepository {
    * many there are: read from analytics_identified, without the period's reports (docs/analytics.md).
    */
   async recentlyIdentified(organizationId: number, fromMs: number, page: { limit: number; offset: number }) {
-    const base = this.db.selectFrom('analytics_identified').where('organization_id', '=', organizationId).where('last_seen', '>=', fromMs);
+    const base = this.reads.selectFrom('analytics_identified').where('organization_id', '=', organizationId).where('last_seen', '>=', fromMs);
     const rows = await base.select('email').orderBy('last_seen', 'desc').orderBy('email').limit(page.limit).offset(page.offset).execute();
     const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
     return { emails: rows.map((r) => r.email), total: Number(total) };
@@ -184,7 +191,7 @@ export class AnalyticsRepository {
   /** When each address was first and last given in [fromMs, toMs), and in how many loads. */
   async identifiedIn(organizationId: number, emails: string[], fromMs: number, toMs: number) {
     if (emails.length === 0) return [];
-    const rows = await this.db
+    const rows = await this.reads
       .selectFrom('analytics_events')
       .select([
         'email',
@@ -205,7 +212,7 @@ export class AnalyticsRepository {
   /** What the loads in which each address was given played, per player: seconds of playback and views. */
   async watchedBy(organizationId: number, emails: string[], playerId: number | undefined, fromMs: number, toMs: number) {
     if (emails.length === 0) return [];
-    const rows = await this.db
+    const rows = await this.reads
       .selectFrom('analytics_events as e')
       .innerJoin(
         (eb) =>

@@ -48,7 +48,8 @@ export class SweepError extends Error {}
  * Deletes what nothing needs any more (docs/jobs.md, "Retention"): jobs that succeeded after
  * JOB_RETENTION_DAYS, jobs that failed after FAILED_JOB_RETENTION_DAYS (what they named in job_subjects
  * goes with them), idempotency keys past their 24 h window, viewers' reports (once rolled up) and
- * addresses past ANALYTICS_RETENTION_DAYS; and it folds PostgreSQL's counter shards. A queued or running job is never touched,
+ * addresses past ANALYTICS_RETENTION_DAYS; it folds PostgreSQL's counter shards, and gathers SQLite's
+ * planner statistics where they are missing or stale. A queued or running job is never touched,
  * however old. Rows are deleted in bounded batches so that no statement holds a long lock.
  */
 export class HousekeepingService {
@@ -102,6 +103,7 @@ export class HousekeepingService {
     const reports = await this.inBatches((limit) => this.repo.deleteRolledUpReports(analyticsBefore, limit), signal);
     const addresses = await this.inBatches((limit) => this.repo.deleteIdentifiedBefore(analyticsBefore, limit), signal);
     const counters = await this.inBatches((limit) => this.repo.foldCounterShards(limit), signal);
+    if (!signal?.aborted) await this.repo.refreshPlannerStatistics();
     return {
       done_jobs: done.deleted,
       failed_jobs: failed.deleted,

@@ -1,0 +1,164 @@
+/**
+ * Reports off the event loop (docs/analytics.md, "Reporting off the event loop"): on SQLite in a file,
+ * the server's case, the reporting operations read the stored reports on a thread of their own with a
+ * read-only connection, so that a popular player's report does not hold every other request. In
+ * memory and on PostgreSQL they read where they are asked for (test/analytics.test.ts covers both).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqliteReadThread } from '../src/db/sqlite-read-thread.ts';
+import { BROWSER_UA, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
+import { createTestApp, type TestApp } from './helpers/harness.ts';
+
+const P = '/dashboard/v1/analytics';
+/** Loads seeded by SQL: each a load, a start, a completion, ten seconds watched; every tenth an address. */
+const LOADS = 42_000;
+
+describe('reports of a SQLite file, read off the event loop', () => {
+  let t: TestApp;
+  let dir: string;
+  let org: OrgContext;
+  let player: { id: number; uuid: string; chapters_attributes: Array<{ video_id: number }> };
+  const threads = () => Number(/Threads:\s+(\d+)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))![1]);
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-long-reads-'));
+    t = await createTestApp('sqlite', {}, { sqlitePath: path.join(dir, 'reelbase.sqlite') });
+    org = await createOrg(t);
+    player = await createPlayer(org.api);
+    const video = player.chapters_attributes[0].video_id;
+    const now = Date.now();
+    // LOADS loads of 4 or 5 reports, an hour apart at most, over the last day; 100 visitors.
+    await sql`insert into analytics_events (organization_id, player_id, video_id, chapter, type, percent, watched_seconds, watched, email,
+                                            visitor_id, session_id, device, browser, country, dedup_key, created_at)
+      with recursive n(i) as (select 0 union all select i + 1 from n where i < ${LOADS * 5 - 1})
+      select ${org.organizationId}, ${player.id}, ${video}, 0,
+             case i % 5 when 0 then 'load' when 1 then 'view' when 2 then 'view' when 3 then 'attention_span' else 'identified_view' end,
+             case i % 5 when 1 then 0 when 2 then 100 end,
+             case when i % 5 = 3 then 10 end,
+             case when i % 5 = 3 then '[[0,10]]' end,
+             case when i % 5 = 4 then 'viewer' || ((i / 5) % 7) || '@example.com' end,
+             'visitor-' || ((i / 5) % 100), 'load-' || (i / 5), 'desktop', 'Chrome', 'DE', 'seed-' || i,
+             ${now} - 3600000 - (i / 5) % 3600000
+      from n where i % 5 <> 4 or (i / 5) % 10 = 0`.execute(t.database.db);
+  });
+  afterAll(async () => {
+    await t.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A request, and how busy the event loop was while it was answered. */
+  const timed = async (url: string) => {
+    const loop = performance.eventLoopUtilization();
+    const res = await org.api.get(url);
+    return { res, held: performance.eventLoopUtilization(loop).utilization };
+  };
+
+  it('answers a player figures from every report without holding the event loop', async () => {
+    const before = threads();
+    const { res, held } = await timed(`${P}/players/${player.id}`);
+    expect(res.status, res.raw).toBe(200);
+    expect(res.body).toMatchObject({
+      loads: LOADS,
+      plays: LOADS,
+      views: LOADS,
+      completion_rate: 1,
+      unique_viewers: 100,
+      total_watch_seconds: LOADS * 10,
+      identified_viewers: 7,
+    });
+    expect(threads()).toBeGreaterThan(before);
+    // On the event loop, the query over 189,000 reports held it nearly all the time.
+    expect(held).toBeLessThan(0.3);
+  });
+
+  it("the housekeeping sweep gathers SQLite's planner statistics, in bounded time", async () => {
+    const stats = () =>
+      sql<{ idx: string }>`select idx from sqlite_stat1 where tbl = 'analytics_events'`.execute(t.database.db).then(
+        (r) => r.rows.map((row) => row.idx),
+        () => [],
+      );
+    expect(await stats()).toEqual([]);
+    const started = performance.now();
+    await t.services.housekeeping.sweep();
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(await stats()).toEqual(expect.arrayContaining(['analytics_events_session_idx', 'analytics_events_player_idx']));
+  });
+
+  // Without the statistics, SQLite joined an address's loads to the player's 189,000 reports the wrong
+  // way round (minutes: this test timed out).
+  it('every report operation reads there, with the same answers', async () => {
+    const series = await timed(`${P}/players/${player.id}/timeseries?interval=day`);
+    expect(series.res.status, series.res.raw).toBe(200);
+    const rows = series.res.body.rows as Array<{ views: number }>;
+    expect(rows.reduce((sum, r) => sum + r.views, 0)).toBe(LOADS);
+    expect(series.held).toBeLessThan(0.3);
+
+    const breakdown = await timed(`${P}/players/${player.id}/breakdown?by=country`);
+    expect(breakdown.res.body.rows).toEqual([{ value: 'DE', views: LOADS, unique_viewers: 100 }]);
+
+    const retention = await timed(`${P}/videos/${player.chapters_attributes[0].video_id}/retention`);
+    expect(retention.res.status, retention.res.raw).toBe(200);
+    expect(retention.res.body).toMatchObject({ duration: 10, views: LOADS, drop_offs: [] });
+    expect(new Set(retention.res.body.points.map((p: { share: number }) => p.share))).toEqual(new Set([1]));
+
+    const viewers = await timed(`${P}/players/${player.id}/viewers?per_page=3`);
+    expect(viewers.res.body.summary).toMatchObject({ count: 7 });
+    expect(viewers.res.body.viewers).toHaveLength(3);
+    expect(viewers.res.body.viewers[0]).toMatchObject({ loads: LOADS / 70, total_watch_seconds: (LOADS / 70) * 10 });
+
+    await t.services.analyticsRollups.catchUp();
+    const summary = await timed(`${P}/summary`);
+    expect(summary.res.body).toMatchObject({ loads: LOADS, plays: LOADS, unique_viewers: 100, identified_viewers: 7 });
+  });
+
+  it('sees a report as soon as it is acknowledged', async () => {
+    const before = (await org.api.get(`${P}/players/${player.id}`)).body;
+    const beacon = await t.app.inject({
+      method: 'POST',
+      url: `/watch/${player.uuid}/analytics`,
+      headers: { 'user-agent': BROWSER_UA },
+      payload: { player_load_id: 'fresh', visitor_uuid: 'fresh-visitor', chapter: 0, type: 'view', percent_watched: 0 },
+    });
+    expect(beacon.statusCode, beacon.body).toBe(204);
+    const after = (await org.api.get(`${P}/players/${player.id}`)).body;
+    expect(after).toMatchObject({ plays: before.plays + 1, views: before.views + 1, unique_viewers: 101 });
+  });
+
+  it('another organization reads none of them', async () => {
+    const other = await createOrg(t);
+    expect((await other.api.get(`${P}/players/${player.id}`)).status).toBe(404);
+    expect((await other.api.get(`${P}/summary`)).body).toMatchObject({ loads: 0, plays: 0 });
+  });
+
+  it('a thread that cannot open the file leaves its reads to the server connection', async () => {
+    // A directory where the database file should be: the thread's connection cannot open it.
+    const thread = new SqliteReadThread(dir, t.database.db);
+    const read = () => thread.db.selectFrom('players').select('id').where('id', '=', player.id).execute();
+    expect(await read()).toEqual([{ id: player.id }]);
+    expect(thread.threaded).toBe(false);
+    expect(await read()).toEqual([{ id: player.id }]);
+    await thread.close();
+  });
+
+  it('refuses to write, and a failed read is an error of that read only', async () => {
+    const thread = new SqliteReadThread(path.join(dir, 'reelbase.sqlite'), t.database.db);
+    await expect(thread.db.deleteFrom('players').where('id', '=', player.id).execute()).rejects.toThrow(/reads only/);
+    await expect(thread.db.deleteFrom('players').where('id', '=', player.id).returning('id').execute()).rejects.toThrow(/readonly/);
+    await expect(sql`select * from no_such_table`.execute(thread.db)).rejects.toThrow(/no such table/);
+    expect(await thread.db.selectFrom('players').select('id').where('id', '=', player.id).execute()).toEqual([{ id: player.id }]);
+    expect(thread.threaded).toBe(true);
+    await thread.close();
+  });
+
+  it('closes with the database: the thread ends', async () => {
+    const before = threads();
+    await t.close();
+    for (const deadline = Date.now() + 2_000; threads() >= before && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 20));
+    expect(threads()).toBeLessThan(before);
+  });
+});
