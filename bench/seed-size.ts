@@ -6,6 +6,7 @@
  * live broadcasts (streams and instances), a million players and a million videos in the same
  * organization.
  */
+import { refreshPlannerStatistics } from '../src/db/dialect.ts';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../src/db/database.ts';
@@ -89,9 +90,10 @@ export async function seedSize(app: FastifyInstance, database: Database, token: 
     INSERT INTO tags (organization_id, name, created_at, updated_at)
     SELECT ${sql.lit(organization)}, CASE WHEN n.i % 1000 = 0 THEN 'spring-webinar-' || n.i ELSE 'tag-' || n.i END, ${sql.lit(now)}, ${sql.lit(now)}
     FROM ${numbersTo(dialect, SIZE.tags)}`.execute(db);
-  // As autovacuum leaves a table in steady state: statistics, and the visibility map index-only scans need.
+  // As autovacuum leaves a table in steady state: statistics, and the visibility map index-only scans
+  // need; on SQLite, the statistics the housekeeping sweep gathers (sampled, not a full ANALYZE).
   if (dialect === 'postgres') await sql`VACUUM (ANALYZE)`.execute(db);
-  else await sql`ANALYZE`.execute(db);
+  else await refreshPlannerStatistics(db);
   return {
     playerId: player.id,
     playerUuid: player.uuid,
