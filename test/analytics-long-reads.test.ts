@@ -2,7 +2,9 @@
  * Reports off the event loop (docs/analytics.md, "Reporting off the event loop"): on SQLite in a file,
  * the server's case, the reporting operations read the stored reports on a thread of their own with a
  * read-only connection, so that a popular player's report does not hold every other request. In
- * memory and on PostgreSQL they read where they are asked for (test/analytics.test.ts covers both).
+ * memory they read where they are asked for (test/analytics.test.ts covers them). On PostgreSQL,
+ * whose queries never hold the event loop, they read on connections of their own, so that however
+ * many a dashboard asks for at once, the requests of everyone else still find a connection.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,7 +14,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteReadThread } from '../src/db/sqlite-read-thread.ts';
 import { BROWSER_UA, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
-import { createTestApp, type TestApp } from './helpers/harness.ts';
+import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 
 const P = '/dashboard/v1/analytics';
 /** Loads seeded by SQL: each a load, a start, a completion, ten seconds watched; every tenth an address. */
@@ -162,3 +164,37 @@ describe('reports of a SQLite file, read off the event loop', () => {
     expect(threads()).toBeLessThan(before);
   });
 });
+
+if (dialects.includes('postgres')) {
+  describe('reports on PostgreSQL, on connections of their own', () => {
+    let t: TestApp;
+    let org: OrgContext;
+
+    beforeAll(async () => {
+      t = await createTestApp('postgres');
+      org = await createOrg(t);
+    });
+    afterAll(() => t.close());
+
+    it('reports waiting by the dozen leave the pool to every other request', async () => {
+      const player = await createPlayer(org.api);
+      // The reports wait on a lock held meanwhile (as they would behind a long scan): more of them
+      // than the pool has connections (5 in tests).
+      let reports: Array<Promise<{ status: number }>> = [];
+      let probe = 0;
+      await t.database.db.transaction().execute(async (trx) => {
+        await sql`lock table analytics_events in access exclusive mode`.execute(trx);
+        reports = Array.from({ length: 8 }, () => org.api.get(`${P}/players/${player.id}`));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const started = performance.now();
+        const tag = org.api.post('/dashboard/v1/tags', { name: 'while reports wait' });
+        // Before, the reports took every connection of the pool, and the write waited for one (for ever: the lock is released after it).
+        const answered = await Promise.race([tag, new Promise<null>((resolve) => setTimeout(() => resolve(null), 3_000))]);
+        probe = performance.now() - started;
+        expect(answered?.status, answered?.raw).toBe(201);
+      });
+      expect(probe).toBeLessThan(2_000);
+      expect((await Promise.all(reports)).map((r) => r.status)).toEqual(Array(8).fill(200));
+    });
+  });
+}

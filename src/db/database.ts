@@ -27,9 +27,10 @@ export interface Database {
   /** SQLite's file, when the database is one (not in memory): for threads that open their own connection. */
   file?: string;
   /**
-   * For reads that may run long (reports over many stored rows): SQLite in a file runs them on a
-   * thread of its own (src/db/sqlite-read-thread.ts), so that they do not hold the event loop; in
-   * memory and on PostgreSQL, whose queries never hold it, this is `db`.
+   * For reads that may run long (reports over many stored rows), kept from what every request needs:
+   * SQLite in a file runs them on a thread of its own (src/db/sqlite-read-thread.ts), so that they do
+   * not hold the event loop; PostgreSQL on LONG_READ_CONNECTIONS connections of their own, so that
+   * they do not hold the pool's; in memory (tests) this is `db`.
    */
   longReads: Kysely<DB>;
   destroy(): Promise<void>;
@@ -54,6 +55,9 @@ export interface DatabaseOptions {
    */
   strictChanges?: { bellFile: string };
 }
+
+/** PostgreSQL's connections for long reads, beside the pool (`poolSize`). */
+export const LONG_READ_CONNECTIONS = 2;
 
 export function openDatabase(options: DatabaseOptions): Database {
   if (options.url && /^postgres(ql)?:\/\//.test(options.url)) {
@@ -81,14 +85,20 @@ export function openDatabase(options: DatabaseOptions): Database {
     const listener = { ...connection, application_name: `reelbase changes${options.pgSchema ? ` ${options.pgSchema}` : ''}` };
     const stopListening = listenForChanges(listener, clock, own);
     attachReadCache(db, new ReadCache(clock));
+    // Reports over many rows on connections of their own (opened when first used): however many a
+    // dashboard asks for at once, they never hold the pool's connections that every request needs.
+    const longReads = new Kysely<DB>({
+      dialect: new SchemaPostgresDialect({ pool: new (pgDriver().Pool)({ ...connection, max: LONG_READ_CONNECTIONS }) }),
+    });
     return {
       db,
       dialect: 'postgres',
       clock,
-      longReads: db,
+      longReads,
       destroy: async () => {
         try {
           await stopListening();
+          await longReads.destroy();
           await db.destroy();
         } finally {
           clock.close();
