@@ -158,7 +158,7 @@ export function createContainer({ config, database, mailer = createMailer(config
 
   const sessions = new SessionsService(db, r.sessions, mailer, { publicUrl: config.publicUrl, ...config.sessions });
   const ctas = new CtasService(events);
-  // The summary's reads of the rollups, off the event loop as the reports' are (Database.longReads).
+  // The summary reads the rollups where the reports are read (Database.longReads).
   const analytics = new AnalyticsService(r.analytics, new RollupRepository(database.longReads), players, videos, ctas, new Countries(config.geoipDatabase));
   const services = {
     analytics,

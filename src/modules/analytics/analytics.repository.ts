@@ -19,8 +19,8 @@ export interface PlayerTotals {
 
 export class AnalyticsRepository {
   /**
-   * `reads`: where the reports are read, which may take long (a popular player's): off the event loop
-   * on SQLite in a file (Database.longReads).
+   * `reads`: where the reports are read, which may take long (a popular player's): kept from what
+   * every request needs, off the event loop or off the pool (Database.longReads).
    */
   constructor(
     private readonly db: Kysely<DB>,
