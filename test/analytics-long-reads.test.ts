@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteReadThread } from '../src/db/sqlite-read-thread.ts';
 import { BROWSER_UA, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
@@ -195,6 +196,27 @@ if (dialects.includes('postgres')) {
       });
       expect(probe).toBeLessThan(2_000);
       expect((await Promise.all(reports)).map((r) => r.status)).toEqual(Array(8).fill(200));
+    });
+
+    it('a connection PostgreSQL ends while idle is replaced, in the pool and among the reports', async () => {
+      const player = await createPlayer(org.api);
+      expect((await org.api.get(`${P}/players/${player.id}`)).status).toBe(200);
+      const { rows } = await sql<{ schema: string; pid: number }>`select current_schema() as schema, pg_backend_pid() as pid`.execute(t.database.db);
+      const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+      await admin.connect();
+      try {
+        const ended = await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where pid = $1 or application_name = $2`, [
+          rows[0].pid,
+          `reelbase reports ${rows[0].schema}`,
+        ]);
+        expect(ended.rowCount).toBeGreaterThanOrEqual(2);
+      } finally {
+        await admin.end();
+      }
+      // Before, the pool's 'error' had no listener, and Node ended the process (this test file).
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await org.api.get(`/dashboard/v1/players/${player.id}`)).status).toBe(200);
+      expect((await org.api.get(`${P}/players/${player.id}`)).status).toBe(200);
     });
   });
 }

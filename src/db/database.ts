@@ -59,6 +59,20 @@ export interface DatabaseOptions {
 /** PostgreSQL's connections for long reads, beside the pool (`poolSize`). */
 export const LONG_READ_CONNECTIONS = 2;
 
+/**
+ * An idle connection of a pool that PostgreSQL ended (a restart, a failover, an operator's
+ * pg_terminate_backend) leaves the pool, which opens another when next needed. Without a listener for
+ * the pool's `error`, Node ended the whole process.
+ */
+function replacedWhenNeeded(): void {}
+
+function longReadPool(connection: pg.ClientConfig, schema: string | undefined): pg.Pool {
+  // Named, so that an operator (or a test) can tell them from the pool's.
+  const pool = new (pgDriver().Pool)({ ...connection, max: LONG_READ_CONNECTIONS, application_name: `reelbase reports${schema ? ` ${schema}` : ''}` });
+  pool.on('error', replacedWhenNeeded);
+  return pool;
+}
+
 export function openDatabase(options: DatabaseOptions): Database {
   if (options.url && /^postgres(ql)?:\/\//.test(options.url)) {
     // No JIT: it pays only for queries that run for seconds, and compiling took longer than running
@@ -68,6 +82,7 @@ export function openDatabase(options: DatabaseOptions): Database {
     const settings = [...(inherited ? [inherited] : []), '-c jit=off', ...(options.pgSchema ? [`-c search_path=${options.pgSchema}`] : [])];
     const connection: pg.ClientConfig = { connectionString: options.url, options: settings.join(' ') };
     const pool = new (pgDriver().Pool)({ ...connection, max: options.poolSize ?? 10 });
+    pool.on('error', replacedWhenNeeded);
     const clock = new PgChangeClock(options.strictChanges ? new ChangeBell(options.strictChanges.bellFile) : undefined);
     const own = new Set<number>();
     const db = new Kysely<DB>({
@@ -88,7 +103,7 @@ export function openDatabase(options: DatabaseOptions): Database {
     // Reports over many rows on connections of their own (opened when first used): however many a
     // dashboard asks for at once, they never hold the pool's connections that every request needs.
     const longReads = new Kysely<DB>({
-      dialect: new SchemaPostgresDialect({ pool: new (pgDriver().Pool)({ ...connection, max: LONG_READ_CONNECTIONS }) }),
+      dialect: new SchemaPostgresDialect({ pool: longReadPool(connection, options.pgSchema) }),
     });
     return {
       db,
