@@ -10,9 +10,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { sql } from 'kysely';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refreshPlannerStatistics } from '../src/db/dialect.ts';
 import { SqliteReadThread } from '../src/db/sqlite-read-thread.ts';
 import { BROWSER_UA, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
@@ -63,6 +65,9 @@ describe('reports of a SQLite file, read off the event loop', () => {
 
   it('answers a player figures from every report without holding the event loop', async () => {
     const before = threads();
+    // The thread starts at the first report (a period without any), on the event loop.
+    expect((await org.api.get(`${P}/players/${player.id}?from=2001-01-01&to=2001-01-02`)).body).toMatchObject({ loads: 0 });
+    expect(threads()).toBeGreaterThan(before);
     const { res, held } = await timed(`${P}/players/${player.id}`);
     expect(res.status, res.raw).toBe(200);
     expect(res.body).toMatchObject({
@@ -74,9 +79,9 @@ describe('reports of a SQLite file, read off the event loop', () => {
       total_watch_seconds: LOADS * 10,
       identified_viewers: 7,
     });
-    expect(threads()).toBeGreaterThan(before);
-    // On the event loop, the query over 189,000 reports held it nearly all the time.
-    expect(held).toBeLessThan(0.3);
+    // On the event loop, the query over 189,000 reports held it all the time (1.0); here the loop only
+    // answers the request (a few per cent on a quiet machine; the bound leaves room for a busy one).
+    expect(held).toBeLessThan(0.5);
   });
 
   it("the housekeeping sweep gathers SQLite's planner statistics, in bounded time", async () => {
@@ -99,7 +104,7 @@ describe('reports of a SQLite file, read off the event loop', () => {
     expect(series.res.status, series.res.raw).toBe(200);
     const rows = series.res.body.rows as Array<{ views: number }>;
     expect(rows.reduce((sum, r) => sum + r.views, 0)).toBe(LOADS);
-    expect(series.held).toBeLessThan(0.3);
+    expect(series.held).toBeLessThan(0.5);
 
     const breakdown = await timed(`${P}/players/${player.id}/breakdown?by=country`);
     expect(breakdown.res.body.rows).toEqual([{ value: 'DE', views: LOADS, unique_viewers: 100 }]);
@@ -156,6 +161,31 @@ describe('reports of a SQLite file, read off the event loop', () => {
     expect(await thread.db.selectFrom('players').select('id').where('id', '=', player.id).execute()).toEqual([{ id: player.id }]);
     expect(thread.threaded).toBe(true);
     await thread.close();
+  });
+
+  it('plans with the statistics gathered after it opened its connection', async () => {
+    // Its own file: a fresh install's first sweep finds the table empty, a later one analyzes it grown.
+    const file = path.join(dir, 'statistics.sqlite');
+    const raw = new Database(file);
+    raw.pragma('journal_mode = WAL');
+    raw.exec('create table ev (id integer primary key, player int, email text); create index ev_p on ev (player); create index ev_e on ev (email)');
+    const main = new Kysely<Record<string, never>>({ dialect: new SqliteDialect({ database: raw }) });
+    await refreshPlannerStatistics(main);
+    const thread = new SqliteReadThread(file, t.database.db, 0);
+    const plan = async (db: Kysely<Record<string, never>>) =>
+      (await sql<{ detail: string }>`explain query plan select * from ev where player = ${3} and email = ${'e3'}`.execute(db)).rows.map((r) => r.detail).join();
+    try {
+      expect(await plan(thread.db as unknown as Kysely<Record<string, never>>)).toMatch(/ev_p|ev_e/);
+      raw.exec(`insert into ev (player, email) with recursive n(i) as (select 0 union all select i + 1 from n where i < 49999)
+                select case when i < 45000 then 3 else i end, 'e' || i from n`);
+      await refreshPlannerStatistics(main);
+      // One player has nearly every row: the address's index is the one to use, as the statistics say.
+      expect(await plan(main)).toContain('ev_e');
+      expect(await plan(thread.db as unknown as Kysely<Record<string, never>>)).toContain('ev_e');
+    } finally {
+      await thread.close();
+      await main.destroy();
+    }
   });
 
   it('closes with the database: the thread ends', async () => {

@@ -17,11 +17,30 @@ import type { DB } from './schema.ts';
 const THREAD = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
-// As the server's connection (src/db/database.ts): reports are read by the hundred thousand.
-db.pragma('mmap_size = 268435456');
-db.pragma('cache_size = -65536');
-const statements = new Map();
+let db;
+let statements;
+let statistics;
+let checkedAt;
+// SQLite reads the planner's statistics (sqlite_stat1) with the schema, which ANALYZE does not change:
+// a connection kept open would plan with those of its opening for ever. Looked at every STATISTICS_MS,
+// and the connection opened again when another connection (the housekeeping sweep) gathered new ones.
+const statisticsOf = () => {
+  try {
+    return db.prepare("select group_concat(tbl || ' ' || coalesce(idx, '') || ' ' || stat, '|') from sqlite_stat1").pluck().get() ?? '';
+  } catch {
+    return '';
+  }
+};
+const open = () => {
+  db = new Database(workerData.file, { readonly: true, fileMustExist: true });
+  // As the server's connection (src/db/database.ts): reports are read by the hundred thousand.
+  db.pragma('mmap_size = 268435456');
+  db.pragma('cache_size = -65536');
+  statements = new Map();
+  statistics = statisticsOf();
+  checkedAt = Date.now();
+};
+open();
 parentPort.postMessage({ ready: true });
 parentPort.on('message', (message) => {
   if (message.close) {
@@ -29,6 +48,13 @@ parentPort.on('message', (message) => {
     return parentPort.postMessage({ closed: true });
   }
   try {
+    if (Date.now() - checkedAt >= workerData.statisticsMs) {
+      checkedAt = Date.now();
+      if (statisticsOf() !== statistics) {
+        db.close();
+        open();
+      }
+    }
     let statement = statements.get(message.sql);
     if (!statement) {
       statement = db.prepare(message.sql);
@@ -43,6 +69,9 @@ parentPort.on('message', (message) => {
   }
 });
 `;
+
+/** How often the thread looks for new planner statistics (a read of sqlite_stat1, before a statement). */
+const STATISTICS_MS = 30_000;
 
 type FromThread = { ready: true } | { closed: true } | { id: number; rows: unknown[] } | { id: number; error: string };
 
@@ -76,6 +105,7 @@ export class SqliteReadThread {
   constructor(
     private readonly file: string,
     private readonly fallback: Kysely<DB>,
+    private readonly statisticsMs = STATISTICS_MS,
   ) {
     const driver = new ThreadDriver(this);
     this.db = new Kysely<DB>({
@@ -101,7 +131,13 @@ export class SqliteReadThread {
     if (this.waiting.size === 0) worker.ref();
     return new Promise<QueryResult<unknown>>((resolve, reject) => {
       this.waiting.set(id, { compiled, resolve, reject });
-      worker.postMessage({ id, sql: compiled.sql, parameters: compiled.parameters });
+      try {
+        worker.postMessage({ id, sql: compiled.sql, parameters: compiled.parameters });
+      } catch (err) {
+        // A parameter the thread cannot be sent: this statement's error.
+        this.waiting.delete(id);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      }
     }).finally(() => {
       if (this.waiting.size === 0 && this.worker === worker) worker.unref();
     });
@@ -114,7 +150,7 @@ export class SqliteReadThread {
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    const workerData = { file: this.file, driver: createRequire(import.meta.url).resolve('better-sqlite3') };
+    const workerData = { file: this.file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), statisticsMs: this.statisticsMs };
     const worker = new Worker(THREAD, { eval: true, workerData });
     this.ready = false;
     worker.on('message', (message: FromThread) => {
@@ -150,8 +186,11 @@ export class SqliteReadThread {
       worker.once('exit', () => resolve());
     });
     worker.postMessage({ close: true });
-    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
-    await worker.terminate();
+    const waited = () => new Promise((resolve) => setTimeout(resolve, 2_000).unref());
+    await Promise.race([closed, waited()]);
+    // A statement running cannot be interrupted (SQLite holds the thread): the close does not wait for
+    // it beyond this; the thread ends when it returns, or with the process.
+    await Promise.race([worker.terminate(), waited()]);
   }
 }
 
