@@ -91,7 +91,7 @@ export async function seedSize(app: FastifyInstance, database: Database, token: 
     SELECT ${sql.lit(organization)}, CASE WHEN n.i % 1000 = 0 THEN 'spring-webinar-' || n.i ELSE 'tag-' || n.i END, ${sql.lit(now)}, ${sql.lit(now)}
     FROM ${numbersTo(dialect, SIZE.tags)}`.execute(db);
   // As autovacuum leaves a table in steady state: statistics, and the visibility map index-only scans
-  // need; on SQLite, the statistics the housekeeping sweep gathers (sampled, not a full ANALYZE).
+  // need; on SQLite, the statistics the housekeeping sweep gathers (PRAGMA optimize).
   if (dialect === 'postgres') await sql`VACUUM (ANALYZE)`.execute(db);
   else await refreshPlannerStatistics(db);
   return {

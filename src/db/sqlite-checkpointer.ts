@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { closeThread } from '../lib/close-thread.ts';
 
 // A thread of its own (plain CommonJS, so that it runs the same from the bundle and under tsx): a
 // second connection to the file that looks at the write-ahead log every EVERY_MS and copies it into
@@ -58,13 +59,7 @@ export class SqliteCheckpointer {
     this.worker.on('error', () => {});
   }
 
-  async stop(): Promise<void> {
-    const closed = new Promise<void>((resolve) => {
-      this.worker.once('message', () => resolve());
-      this.worker.once('exit', () => resolve());
-    });
-    this.worker.postMessage('stop');
-    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
-    await this.worker.terminate();
+  stop(): Promise<void> {
+    return closeThread(this.worker, 'stop', (answer) => answer === 'closed', 1_000);
   }
 }

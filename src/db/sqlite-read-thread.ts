@@ -10,6 +10,7 @@ import {
   type Driver,
   type QueryResult,
 } from 'kysely';
+import { closeThread } from '../lib/close-thread.ts';
 import type { DB } from './schema.ts';
 
 // Plain CommonJS (as the checkpointer's thread), so that it runs the same from the bundle and under
@@ -179,18 +180,7 @@ export class SqliteReadThread {
   }
 
   private async stop(): Promise<void> {
-    const worker = this.worker;
-    if (!worker) return;
-    const closed = new Promise<void>((resolve) => {
-      worker.on('message', (m: FromThread) => 'closed' in m && resolve());
-      worker.once('exit', () => resolve());
-    });
-    worker.postMessage({ close: true });
-    const waited = () => new Promise((resolve) => setTimeout(resolve, 2_000).unref());
-    await Promise.race([closed, waited()]);
-    // A statement running cannot be interrupted (SQLite holds the thread): the close does not wait for
-    // it beyond this; the thread ends when it returns, or with the process.
-    await Promise.race([worker.terminate(), waited()]);
+    if (this.worker) await closeThread(this.worker, { close: true }, (m) => typeof m === 'object' && m !== null && 'closed' in m, 2_000);
   }
 }
 

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { closeThread } from '../../lib/close-thread.ts';
 import type { RollupResult, RollupRunner } from './rollup.service.ts';
 
 export interface RollupThreadData {
@@ -108,14 +109,7 @@ export class RollupThread implements RollupRunner {
   }
 
   private async stop(): Promise<void> {
-    const worker = this.worker;
-    if (!worker) return;
-    const closed = new Promise<void>((resolve) => {
-      worker.on('message', (m: FromRollupThread) => m.type === 'closed' && resolve());
-      worker.once('exit', () => resolve());
-    });
-    worker.postMessage({ type: 'close' } satisfies ToRollupThread);
-    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
-    await worker.terminate();
+    const closed = (m: unknown) => (m as FromRollupThread).type === 'closed';
+    if (this.worker) await closeThread(this.worker, { type: 'close' } satisfies ToRollupThread, closed, 5_000);
   }
 }
