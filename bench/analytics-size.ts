@@ -11,6 +11,7 @@ import path from 'node:path';
 import { postgresUrl, startChild, stopChild, withSchema } from './children.ts';
 import { ANALYTICS_SIZE } from './seed-analytics.ts';
 import { percentile } from './size.ts';
+import type { StatisticsBeside } from './statistics-beside.ts';
 
 const SAMPLES = Math.max(5, Number(process.env.BENCH_SIZE_SAMPLES ?? 30));
 const TARGET_MS = 100;
@@ -26,6 +27,7 @@ interface Seeded {
   firstCta: number;
   seedSeconds: number;
   rollupSeconds: number;
+  statistics?: StatisticsBeside;
 }
 
 export interface AnalyticsSizeRow {
@@ -33,6 +35,7 @@ export interface AnalyticsSizeRow {
   name: string;
   p50: number;
   p99: number;
+  target: number;
   pass: boolean;
 }
 
@@ -71,7 +74,7 @@ async function measure(dialect: string, s: Seeded): Promise<AnalyticsSizeRow[]> 
       if (n >= 2) times.push(took);
     }
     const p99 = percentile(times, 99);
-    rows.push({ dialect, name: c.name, p50: percentile(times, 50), p99, pass: p99 < TARGET_MS });
+    rows.push({ dialect, name: c.name, p50: percentile(times, 50), p99, target: TARGET_MS, pass: p99 < TARGET_MS });
     process.stderr.write(`analytics size, ${dialect}: ${c.name} p50 ${percentile(times, 50).toFixed(1)} p99 ${p99.toFixed(1)} ms\n`);
   }
   rows.push(...(await readsBeside(dialect, s)));
@@ -115,10 +118,19 @@ async function readsBeside(dialect: string, s: Seeded): Promise<AnalyticsSizeRow
   const out = [
     { name: 'API read alone', times: alone },
     { name: 'API read beside reporting', times: beside },
-  ].map(({ name, times }) => ({ dialect, name, p50: percentile(times, 50), p99: percentile(times, 99), pass: percentile(times, 99) < READ_TARGET_MS }));
+  ].map(({ name, times }) => ({
+    dialect,
+    name,
+    p50: percentile(times, 50),
+    p99: percentile(times, 99),
+    target: READ_TARGET_MS,
+    pass: percentile(times, 99) < READ_TARGET_MS,
+  }));
   for (const r of out) process.stderr.write(`analytics size, ${dialect}: ${r.name} p50 ${r.p50.toFixed(2)} p99 ${r.p99.toFixed(2)} ms\n`);
   return out;
 }
+
+const statistics: Array<StatisticsBeside & { dialect: string }> = [];
 
 async function run(dialect: 'sqlite' | 'postgres', env: Record<string, string | undefined>): Promise<AnalyticsSizeRow[]> {
   const server = await startChild('server.ts', { ...env, BENCH_SEED: 'analytics' }, 3_600_000);
@@ -127,6 +139,8 @@ async function run(dialect: 'sqlite' | 'postgres', env: Record<string, string | 
     process.stderr.write(
       `analytics size, ${dialect}: seeded ${ANALYTICS_SIZE.events.toLocaleString('en')} reports in ${seeded.seedSeconds} s, rolled up in ${seeded.rollupSeconds} s\n`,
     );
+    const st = seeded.statistics;
+    if (st) statistics.push({ dialect, ...st });
     return await measure(dialect, seeded);
   } finally {
     await stopChild(server.child);
@@ -154,7 +168,15 @@ export async function runAnalyticsSizeBench(): Promise<AnalyticsSizeRow[]> {
   process.stdout.write(`${'dialect'.padEnd(9)} ${'request'.padEnd(42)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'target'.padStart(8)}  result\n`);
   for (const r of rows) {
     process.stdout.write(
-      `${r.dialect.padEnd(9)} ${r.name.padEnd(42)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${`< ${r.name.startsWith('API read') ? READ_TARGET_MS : TARGET_MS}`.padStart(8)}  ${r.pass ? 'PASS' : 'FAIL'}\n`,
+      `${r.dialect.padEnd(9)} ${r.name.padEnd(42)} ${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${`< ${r.target}`.padStart(8)}  ${r.pass ? 'PASS' : 'FAIL'}\n`,
+    );
+  }
+  for (const st of statistics) {
+    // No target in the issue: what the first sweep after an upgrade costs the reports that keep coming.
+    process.stdout.write(
+      `${st.dialect.padEnd(9)} planner statistics gathered off the event loop (every table stale): ${st.statisticsSeconds} s, ${st.indexesAnalyzed} indexes, ` +
+        `longest index ${st.longestIndexMs} ms; ${st.reportsBeside} reports beside it: p99 ${st.reportP99Ms} ms, slowest ${st.reportMaxMs} ms; ` +
+        `event loop's longest delay ${st.loopDelayMaxMs} ms\n`,
     );
   }
   return rows;

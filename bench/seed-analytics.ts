@@ -7,12 +7,13 @@
  * rollup job's work over all of them (timed: `rollupSeconds`).
  */
 import { sql } from 'kysely';
-import { refreshPlannerStatistics } from '../src/db/dialect.ts';
+import { analyzeStaleTables } from '../src/db/sqlite-statistics.ts';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../src/db/database.ts';
 import { RollupRepository } from '../src/modules/analytics/rollup.repository.ts';
 import { RollupService } from '../src/modules/analytics/rollup.service.ts';
 import { numbersTo } from './seed-size.ts';
+import { gatherBesideReports, type StatisticsBeside } from './statistics-beside.ts';
 
 export const ANALYTICS_SIZE = {
   events: Number(process.env.BENCH_ANALYTICS_EVENTS ?? 10_000_000),
@@ -34,7 +35,7 @@ export async function seedAnalytics(app: FastifyInstance, database: Database, to
     },
   });
   if (created.statusCode !== 201) throw new Error(`seed: the player was not made: ${created.body}`);
-  const seedPlayer = created.json<{ id: number; chapters_attributes: Array<{ id: number }> }>();
+  const seedPlayer = created.json<{ id: number; uuid: string; chapters_attributes: Array<{ id: number }> }>();
   const chapter = seedPlayer.chapters_attributes[0].id;
   const { db, dialect } = database;
   const organization = (await db.selectFrom('players').select('organization_id').where('id', '=', seedPlayer.id).executeTakeFirstOrThrow()).organization_id;
@@ -89,15 +90,19 @@ export async function seedAnalytics(app: FastifyInstance, database: Database, to
   await sql`
     INSERT INTO analytics_identified (organization_id, email, last_seen)
     SELECT organization_id, email, max(created_at) FROM analytics_events WHERE type = 'identified_view' GROUP BY organization_id, email`.execute(db);
-  // What autovacuum, or on SQLite the housekeeping sweep, leaves.
-  const analyze = () => (dialect === 'postgres' ? sql`VACUUM (ANALYZE)`.execute(db) : refreshPlannerStatistics(db));
-  await analyze();
   const seedSeconds = Math.round((performance.now() - started) / 1000);
+  // What autovacuum, or on SQLite the housekeeping sweep, leaves. On SQLite in a file, gathered as the
+  // sweep gathers them, beside viewers' reports, and timed (every table is stale: the first sweep
+  // after an upgrade).
+  const analyze = () => (dialect === 'postgres' ? sql`VACUUM (ANALYZE)`.execute(db) : analyzeStaleTables(db));
+  let statistics: StatisticsBeside | undefined;
+  if (dialect === 'sqlite' && database.file) statistics = await gatherBesideReports(app, database, seedPlayer.uuid);
+  else await analyze();
   // The daily rollups, as the analytics.rollup job makes them from the stored reports.
   const rollupStarted = performance.now();
   // Nothing else is served meanwhile: big batches without a rest between them.
   await new RollupService(database.db, { intervalSeconds: 30, batchSize: 20_000, rest: false }, new RollupRepository(database.db)).catchUp();
   const rollupSeconds = Math.round((performance.now() - rollupStarted) / 1000);
   await analyze();
-  return { organizationId: organization, firstPlayer, firstVideo, firstCta, seedSeconds, rollupSeconds };
+  return { organizationId: organization, firstPlayer, firstVideo, firstCta, seedSeconds, rollupSeconds, ...(statistics ? { statistics } : {}) };
 }

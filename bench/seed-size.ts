@@ -6,7 +6,7 @@
  * live broadcasts (streams and instances), a million players and a million videos in the same
  * organization.
  */
-import { refreshPlannerStatistics } from '../src/db/dialect.ts';
+import { analyzeStaleTables } from '../src/db/sqlite-statistics.ts';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../src/db/database.ts';
@@ -93,7 +93,7 @@ export async function seedSize(app: FastifyInstance, database: Database, token: 
   // As autovacuum leaves a table in steady state: statistics, and the visibility map index-only scans
   // need; on SQLite, the statistics the housekeeping sweep gathers (PRAGMA optimize).
   if (dialect === 'postgres') await sql`VACUUM (ANALYZE)`.execute(db);
-  else await refreshPlannerStatistics(db);
+  else await analyzeStaleTables(db);
   return {
     playerId: player.id,
     playerUuid: player.uuid,

@@ -176,7 +176,7 @@ export function createContainer({ config, database, mailer = createMailer(config
     ctas,
     events,
     gdpr: new GdprService(db, r.gdpr),
-    housekeeping: new HousekeepingService(db, config.housekeeping, r.housekeeping),
+    housekeeping: new HousekeepingService(db, config.housekeeping, r.housekeeping, database.statistics),
     idempotency: new IdempotencyService(r.idempotency),
     ipRanges,
     live: new LiveService(db, config, r.live, liveRepos, players),

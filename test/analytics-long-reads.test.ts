@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refreshPlannerStatistics } from '../src/db/dialect.ts';
+import { analyzeStaleTables } from '../src/db/sqlite-statistics.ts';
 import { SqliteReadThread } from '../src/db/sqlite-read-thread.ts';
 import { BROWSER_UA, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
@@ -170,7 +170,7 @@ describe('reports of a SQLite file, read off the event loop', () => {
     raw.pragma('journal_mode = WAL');
     raw.exec('create table ev (id integer primary key, player int, email text); create index ev_p on ev (player); create index ev_e on ev (email)');
     const main = new Kysely<Record<string, never>>({ dialect: new SqliteDialect({ database: raw }) });
-    await refreshPlannerStatistics(main);
+    await analyzeStaleTables(main);
     const thread = new SqliteReadThread(file, t.database.db, 0);
     const plan = async (db: Kysely<Record<string, never>>) =>
       (await sql<{ detail: string }>`explain query plan select * from ev where player = ${3} and email = ${'e3'}`.execute(db)).rows.map((r) => r.detail).join();
@@ -178,7 +178,7 @@ describe('reports of a SQLite file, read off the event loop', () => {
       expect(await plan(thread.db as unknown as Kysely<Record<string, never>>)).toMatch(/ev_p|ev_e/);
       raw.exec(`insert into ev (player, email) with recursive n(i) as (select 0 union all select i + 1 from n where i < 49999)
                 select case when i < 45000 then 3 else i end, 'e' || i from n`);
-      await refreshPlannerStatistics(main);
+      await analyzeStaleTables(main);
       // One player has nearly every row: the address's index is the one to use, as the statistics say.
       expect(await plan(main)).toContain('ev_e');
       expect(await plan(thread.db as unknown as Kysely<Record<string, never>>)).toContain('ev_e');

@@ -13,6 +13,7 @@ import { attachReadCache, ReadCache } from './read-cache.ts';
 import { SERVER_CHECKPOINT_PAGES, SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { wrapSqlite } from './sqlite-connection.ts';
 import { SqliteReadThread } from './sqlite-read-thread.ts';
+import { SqlitePlannerStatistics, STATISTICS_KEPT_BY_THE_DATABASE, type PlannerStatistics } from './sqlite-statistics.ts';
 import { waitingForTheWriteLock } from './sqlite-busy.ts';
 import { ChangeCountReader } from './sqlite-change-counts.ts';
 import { organizationBeingWritten, rowsBeingWritten, scopingWrites } from './write-scope.ts';
@@ -33,6 +34,8 @@ export interface Database {
    * they do not hold the pool's; in memory (tests) this is `db`.
    */
   longReads: Kysely<DB>;
+  /** The query planner's statistics, gathered where stale by the housekeeping sweep (src/db/sqlite-statistics.ts). */
+  statistics: PlannerStatistics;
   destroy(): Promise<void>;
 }
 
@@ -110,6 +113,7 @@ export function openDatabase(options: DatabaseOptions): Database {
       dialect: 'postgres',
       clock,
       longReads,
+      statistics: STATISTICS_KEPT_BY_THE_DATABASE,
       destroy: async () => {
         try {
           await stopListening();
@@ -158,14 +162,17 @@ export function openDatabase(options: DatabaseOptions): Database {
   if (background) sqlite.pragma(`wal_autocheckpoint = ${SERVER_CHECKPOINT_PAGES}`);
   const checkpointer = background ? new SqliteCheckpointer(file, background === true ? {} : background) : null;
   const readThread = file === ':memory:' ? null : new SqliteReadThread(file, db);
+  const statistics = new SqlitePlannerStatistics(db, file === ':memory:' ? null : file);
   return {
     db,
     dialect: 'sqlite',
     clock,
     longReads: readThread?.db ?? db,
+    statistics,
     ...(file === ':memory:' ? {} : { file }),
     destroy: async () => {
       clock.close();
+      await statistics.close();
       await readThread?.close();
       await checkpointer?.stop();
       return db.destroy();

@@ -119,24 +119,3 @@ export async function settledMaxId(db: Kysely<any>, table: string): Promise<numb
     return Number((await maxId(trx)).rows[0]?.id ?? 0);
   });
 }
-
-/**
- * Gathers the query planner's statistics where they are missing or stale (the housekeeping sweep).
- * SQLite plans without them from fixed guesses, which pick the index with the most equal columns: an
- * identified viewer's loads were joined to a popular player's reports in the wrong order (minutes
- * instead of milliseconds, docs/analytics.md). `PRAGMA optimize` analyzes only tables that were never
- * analyzed or have grown or shrunk tenfold since, reading every entry of their indexes (a sample of
- * them misjudged a popular player; about 0.2 s for 164,000 reports, so seconds at ten million, at the
- * first sweep after an upgrade and then at each tenfold growth); it analyzes nothing
- * until `sqlite_stat1` exists, which analyzing the schema alone creates. Other connections plan with
- * the statistics they read when they opened (the read thread looks for new ones). PostgreSQL's
- * autovacuum keeps its own; nothing to do there.
- */
-export async function refreshPlannerStatistics(db: Kysely<any>): Promise<void> {
-  if (isPostgres(db)) return;
-  const { rows } = await sql<{ n: number }>`select count(*) as n from sqlite_schema where name = 'sqlite_stat1'`.execute(db);
-  if (Number(rows[0].n) === 0) await sql`analyze sqlite_schema`.execute(db);
-  // Every entry, not a sample: docs/analytics.md, "What the statistics cost".
-  await sql`pragma analysis_limit = 0`.execute(db);
-  await sql`pragma optimize = 0x10002`.execute(db);
-}

@@ -17,7 +17,7 @@ import { withDriver, WrappingDriver } from './driver-wrapper.ts';
  * (transactions begin with it, src/db/sqlite-connection.ts), so a statement there does not meet it.
  */
 const FIRST_WAIT_MS = 1;
-const LONGEST_WAIT_MS = 16;
+export const LONGEST_WAIT_MS = 16;
 /** As long as the busy timeout waited before (database.ts); then the statement fails as it did. */
 export const SQLITE_BUSY_GIVE_UP_MS = 5_000;
 

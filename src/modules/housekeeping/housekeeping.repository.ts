@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import { foldCounterShards } from '../../db/counter-shards.ts';
-import { refreshPlannerStatistics } from '../../db/dialect.ts';
 import type { DB } from '../../db/schema.ts';
 
 /** Queries of the housekeeping sweep: bounded deletes of what is past its retention, and the task rows. */
@@ -130,10 +129,5 @@ export class HousekeepingRepository {
   /** Folds PostgreSQL's counter shards of up to `limit` keys a table (src/db/counter-shards.ts); answers the rows removed. */
   foldCounterShards(limit: number): Promise<number> {
     return foldCounterShards(this.db, limit);
-  }
-
-  /** The query planner's statistics, where missing or stale (SQLite; PostgreSQL's autovacuum keeps its own). */
-  refreshPlannerStatistics(): Promise<void> {
-    return refreshPlannerStatistics(this.db);
   }
 }

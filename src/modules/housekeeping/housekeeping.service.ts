@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { STATISTICS_KEPT_BY_THE_DATABASE, type PlannerStatistics } from '../../db/sqlite-statistics.ts';
 import { nowSeconds } from '../../lib/time.ts';
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../idempotency/idempotency.service.ts';
 import type { HousekeepingRepository } from './housekeeping.repository.ts';
@@ -60,6 +61,8 @@ export class HousekeepingService {
     private readonly db: Kysely<DB>,
     private readonly options: HousekeepingOptions,
     private readonly repo: HousekeepingRepository,
+    /** The query planner's statistics (Database.statistics): gathered at the end of a sweep. */
+    private readonly statistics: PlannerStatistics = STATISTICS_KEPT_BY_THE_DATABASE,
   ) {
     this.batchSize = options.batchSize ?? 500;
     this.maxBatches = options.maxBatches ?? 200;
@@ -103,7 +106,7 @@ export class HousekeepingService {
     const reports = await this.inBatches((limit) => this.repo.deleteRolledUpReports(analyticsBefore, limit), signal);
     const addresses = await this.inBatches((limit) => this.repo.deleteIdentifiedBefore(analyticsBefore, limit), signal);
     const counters = await this.inBatches((limit) => this.repo.foldCounterShards(limit), signal);
-    if (!signal?.aborted) await this.repo.refreshPlannerStatistics();
+    if (!signal?.aborted) await this.statistics.refresh(signal);
     return {
       done_jobs: done.deleted,
       failed_jobs: failed.deleted,

@@ -1,0 +1,159 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { sql, type Kysely } from 'kysely';
+import { LONGEST_WAIT_MS } from './sqlite-busy.ts';
+
+/** Gathers the query planner's statistics where they are missing or stale (the housekeeping sweep). */
+export interface PlannerStatistics {
+  refresh(signal?: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** PostgreSQL's autovacuum keeps its own: nothing to do. */
+export const STATISTICS_KEPT_BY_THE_DATABASE: PlannerStatistics = { refresh: async () => {}, close: async () => {} };
+
+// Plain CommonJS (as the other threads'), so that it runs the same from the bundle and under tsx: a
+// connection of its own that analyzes the tables it is given one index at a time. Each ANALYZE is a
+// transaction of its own, which holds the file's write lock while it reads the index: per index, not
+// for every table at once. It may wait for the server's writes (a thread: it holds no event loop).
+const THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { fileMustExist: true });
+const quoted = (name) => '"' + name.replace(/"/g, '""') + '"';
+// Between two indexes the lock is let go for longer than a write that waited for it now waits between
+// two tries (src/db/sqlite-busy.ts: about as long as it has waited, 16 ms at most); else the next
+// ANALYZE took the lock back before it looked.
+const rest = new Int32Array(new SharedArrayBuffer(4));
+try {
+  db.pragma('busy_timeout = 5000');
+  db.pragma('analysis_limit = 0');
+  const indexes = db.prepare('select name from pragma_index_list(?)').pluck();
+  for (const table of workerData.tables) {
+    const names = indexes.all(table);
+    // A table without an index has one statistic, its row count: ANALYZE of the table gives it.
+    for (const name of names.length ? names : [table]) {
+      const started = performance.now();
+      db.exec('analyze "main".' + quoted(name));
+      parentPort.postMessage({ analyzed: name, ms: performance.now() - started });
+      Atomics.wait(rest, 0, 0, Math.min(workerData.restMs, performance.now() - started + 2));
+    }
+  }
+} finally {
+  db.close();
+}
+`;
+
+const CLOSE_WAIT_MS = 2_000;
+/** The thread's longest rest between two indexes: longer than a waiting write's longest pause. */
+const REST_MS = LONGEST_WAIT_MS + 4;
+
+/**
+ * Tables that `PRAGMA optimize` would analyze (never analyzed, or grown or shrunk tenfold since),
+ * asked of `db` without analyzing them (its debugging mode, 0x1; 0x10000: every table, not only those
+ * this connection queried). It judges by the statistics `db` holds in memory.
+ */
+export async function staleTables(db: Kysely<any>): Promise<string[]> {
+  const { rows } = await sql<Record<string, unknown>>`pragma optimize = 0x10003`.execute(db);
+  return rows.flatMap((row) => {
+    const m = /^ANALYZE "main"\."((?:[^"]|"")+)"$/.exec(String(Object.values(row)[0]));
+    return m ? [m[1].replace(/""/g, '"')] : [];
+  });
+}
+
+/**
+ * The stale tables that hold a row: SQLite records nothing of an empty table without an index, so
+ * PRAGMA optimize finds it stale at every look, and analyzing it would teach nothing.
+ */
+export async function tablesToAnalyze(db: Kysely<any>): Promise<string[]> {
+  const tables: string[] = [];
+  for (const table of await staleTables(db)) {
+    const { rows } = await sql`select 1 from ${sql.table(table)} limit 1`.execute(db);
+    if (rows.length > 0) tables.push(table);
+  }
+  return tables;
+}
+
+/** Makes `sqlite_stat1` if it is missing: PRAGMA optimize analyzes nothing until it exists. */
+async function withStatisticsTable(db: Kysely<any>): Promise<void> {
+  const { rows } = await sql<{ n: number }>`select count(*) as n from sqlite_schema where name = 'sqlite_stat1'`.execute(db);
+  if (Number(rows[0].n) === 0) await sql`analyze sqlite_schema`.execute(db);
+}
+
+/**
+ * Gathers the statistics of the stale tables on `db` itself, reading every entry of their indexes
+ * (a sample of them misjudged a popular player: docs/analytics.md, "What the statistics cost"). For
+ * databases in memory (tests) and the benches' seeds; a server's file goes through SqlitePlannerStatistics.
+ */
+export async function analyzeStaleTables(db: Kysely<any>): Promise<void> {
+  await withStatisticsTable(db);
+  await sql`pragma analysis_limit = 0`.execute(db);
+  await sql`pragma optimize = 0x10002`.execute(db);
+}
+
+/**
+ * SQLite's planner statistics, gathered off the event loop. SQLite plans without them from fixed
+ * guesses, which pick the index with the most equal columns: an identified viewer's loads were joined
+ * to a popular player's reports the wrong way round (minutes instead of milliseconds). Gathering them
+ * reads every entry of a table's indexes, seconds at ten million reports; on the server's connection
+ * that held the event loop, and the write lock, for all of it (docs/analytics.md, "What the statistics
+ * cost"). Here the server's connection only asks which tables are stale (a look at their sizes); a
+ * thread with a connection of its own analyzes them index by index, with SQLite's own ANALYZE (the
+ * same `sqlite_stat1` and `sqlite_stat4` as a full ANALYZE: test/sqlite-statistics.test.ts); then
+ * the server's connection reads them again (`ANALYZE sqlite_schema`). The read thread finds them within
+ * its next look (src/db/sqlite-read-thread.ts); other processes' connections when they next open.
+ *
+ * In memory (`file` null) there is no other connection: the tables are analyzed on `db`.
+ */
+export class SqlitePlannerStatistics implements PlannerStatistics {
+  private running: Promise<void> | null = null;
+  private worker: Worker | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly db: Kysely<any>,
+    private readonly file: string | null,
+    /** Each index analyzed, and how long it held the write lock (the bench prints them). */
+    private readonly onAnalyzed?: (index: string, ms: number) => void,
+  ) {}
+
+  refresh(signal?: AbortSignal): Promise<void> {
+    this.running ??= this.gather(signal).finally(() => (this.running = null));
+    return this.running;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    // An ANALYZE under way finishes its index (SQLite cannot be interrupted from here) and the thread
+    // ends there; the tables left stay stale for the next sweep. Not waited for beyond CLOSE_WAIT_MS.
+    if (this.worker) await Promise.race([this.worker.terminate(), new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
+  }
+
+  private async gather(signal?: AbortSignal): Promise<void> {
+    if (this.closed) return;
+    if (!this.file) return analyzeStaleTables(this.db);
+    await withStatisticsTable(this.db);
+    const tables = await tablesToAnalyze(this.db);
+    if (tables.length === 0 || signal?.aborted || this.closed) return;
+    await this.analyzeOnThread(this.file, tables, signal);
+    if (!this.closed) await sql`analyze sqlite_schema`.execute(this.db);
+  }
+
+  private analyzeOnThread(file: string, tables: string[], signal?: AbortSignal): Promise<void> {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const worker = new Worker(THREAD, { eval: true, workerData: { file, driver, tables, restMs: REST_MS } });
+    this.worker = worker;
+    // Kept referenced, as any statement awaited: the sweep waits for it. Closing the database (at
+    // shutdown) or the sweep's abort ends it.
+    const abort = () => void worker.terminate();
+    signal?.addEventListener('abort', abort, { once: true });
+    return new Promise<void>((resolve, reject) => {
+      worker.on('message', (m: { analyzed: string; ms: number }) => this.onAnalyzed?.(m.analyzed, m.ms));
+      worker.once('error', (err) => reject(new Error(`gathering the planner's statistics failed: ${err.message}`)));
+      worker.once('exit', () => resolve());
+    }).finally(() => {
+      signal?.removeEventListener('abort', abort);
+      if (this.worker === worker) this.worker = null;
+    });
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * SQLite's planner statistics, gathered by the housekeeping sweep off the event loop
+ * (src/db/sqlite-statistics.ts): a thread with a connection of its own runs SQLite's own ANALYZE one
+ * index at a time, and the server's connection then reads them again. Checked against a full ANALYZE
+ * of the same file (the peer), beside the server's own writes, and at close.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqlitePlannerStatistics, tablesToAnalyze } from '../src/db/sqlite-statistics.ts';
+import { BROWSER_UA, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
+import { createTestApp, type TestApp } from './helpers/harness.ts';
+
+/** Reports seeded by SQL on one player: enough that analyzing their indexes takes a while. */
+const REPORTS = 150_000;
+
+let seeded = 0;
+
+async function seedReports(t: TestApp, org: OrgContext, player: { id: number; chapters_attributes: Array<{ video_id: number }> }, n = REPORTS) {
+  const batch = `${++seeded}-`;
+  await sql`insert into analytics_events (organization_id, player_id, video_id, chapter, type, percent, email, visitor_id, session_id,
+                                          device, browser, dedup_key, created_at)
+    with recursive n(i) as (select 0 union all select i + 1 from n where i < ${n - 1})
+    select ${org.organizationId}, ${player.id}, ${player.chapters_attributes[0].video_id}, 0,
+           case i % 3 when 0 then 'load' when 1 then 'view' else 'identified_view' end, case when i % 3 = 1 then 0 end,
+           case when i % 3 = 2 then 'viewer' || (i % 500) || '@example.com' end,
+           'visitor-' || (i % 2000), ${batch} || (i / 3), 'desktop', 'Chrome', ${batch} || i, ${Date.now()} - i * 1000
+    from n`.execute(t.database.db);
+}
+
+/** Every statistic of the file, in a stable order. */
+function statisticsOf(file: string) {
+  const raw = new Database(file, { readonly: true });
+  try {
+    return {
+      stat1: raw.prepare('select tbl, idx, stat from sqlite_stat1 order by tbl, idx').all(),
+      stat4: raw.prepare('select tbl, idx, neq, nlt, ndlt, hex(sample) as sample from sqlite_stat4 order by tbl, idx, nlt').all(),
+    };
+  } finally {
+    raw.close();
+  }
+}
+
+/** As if `table` had never been analyzed (its statistics removed, and the server's connection told). */
+async function forget(t: TestApp, table: string) {
+  await sql`delete from sqlite_stat1 where tbl = ${table}`.execute(t.database.db);
+  await sql`delete from sqlite_stat4 where tbl = ${table}`.execute(t.database.db);
+  await sql`analyze sqlite_schema`.execute(t.database.db);
+}
+
+const report = (t: TestApp, uuid: string, id: string) =>
+  t.app.inject({
+    method: 'POST',
+    url: `/watch/${uuid}/analytics`,
+    headers: { 'user-agent': BROWSER_UA },
+    payload: { player_load_id: id, visitor_uuid: id, chapter: 0, type: 'view', percent_watched: 0 },
+  });
+
+const threads = () => Number(/Threads:\s+(\d+)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))![1]);
+
+describe("SQLite's planner statistics, gathered off the event loop", () => {
+  let t: TestApp;
+  let dir: string;
+  let file: string;
+  let org: OrgContext;
+  let player: Awaited<ReturnType<typeof createPlayer>>;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-statistics-'));
+    file = path.join(dir, 'reelbase.sqlite');
+    t = await createTestApp('sqlite', {}, { sqlitePath: file });
+    org = await createOrg(t);
+    player = await createPlayer(org.api);
+    await createPlayer(org.api);
+    await seedReports(t, org, player);
+  });
+  afterAll(async () => {
+    await t.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("gathers what SQLite's own ANALYZE of the same tables gathers, while the event loop stays free, and the server plans with them at once", async () => {
+    const db = t.database.db as Kysely<any>;
+    expect(await tablesToAnalyze(db)).toEqual(expect.arrayContaining(['analytics_events', 'players', 'chapters']));
+    const loop = performance.eventLoopUtilization();
+    await t.database.statistics.refresh();
+    // On the server's connection, ANALYZE held the event loop all along (1.0); here it only asks which
+    // tables are stale, starts the thread and reads the statistics back.
+    expect(performance.eventLoopUtilization(loop).utilization).toBeLessThan(0.5);
+    // The server's connection reads them at once: nothing is stale for it any more.
+    expect(await tablesToAnalyze(db)).toEqual([]);
+
+    const gathered = statisticsOf(file);
+    expect(gathered.stat1).toContainEqual(expect.objectContaining({ tbl: 'analytics_events', idx: 'analytics_events_player_idx' }));
+    expect(gathered.stat4.length).toBeGreaterThan(0);
+    // The peer: SQLite's own ANALYZE of the same tables, each at once, every entry read.
+    const peer = new Database(file);
+    try {
+      peer.exec('delete from sqlite_stat1; delete from sqlite_stat4');
+      peer.pragma('analysis_limit = 0');
+      for (const table of new Set(gathered.stat1.map((r) => (r as { tbl: string }).tbl))) peer.exec(`analyze "${table}"`);
+    } finally {
+      peer.close();
+    }
+    expect(statisticsOf(file)).toEqual(gathered);
+  });
+
+  it('lets the server write between two indexes, and holds its event loop for none', async () => {
+    // The first report of a process loads what reports need (user agents' rules): not this test's matter.
+    expect((await report(t, player.uuid, 'warm')).statusCode).toBe(204);
+    await forget(t, 'analytics_events');
+    const order: string[] = [];
+    let first!: () => void;
+    const firstAnalyzed = new Promise<void>((resolve) => (first = resolve));
+    const statistics = new SqlitePlannerStatistics(t.database.db, file, (index) => {
+      order.push(`analyzed ${index}`);
+      first();
+    });
+    const { monitorEventLoopDelay } = await import('node:perf_hooks');
+    const h = monitorEventLoopDelay({ resolution: 5 });
+    h.enable();
+    const gathered = statistics.refresh().then(() => order.push('done'));
+    await firstAnalyzed;
+    const beacon = await report(t, player.uuid, 'beside');
+    expect(beacon.statusCode, beacon.body).toBe(204);
+    order.push('written');
+    await gathered;
+    h.disable();
+    // Starting the thread and reading the statistics back are the event loop's part (a few ms).
+    expect(h.max / 1e6).toBeLessThan(50);
+    // The report was kept while indexes were still to be analyzed: the lock was not held for them all.
+    expect(order.filter((step) => step.startsWith('analyzed')).length).toBeGreaterThan(3);
+    expect(order.indexOf('written')).toBeLessThan(order.length - 3);
+    expect(await sql`select 1 from analytics_events where session_id = 'beside'`.execute(t.database.db).then((r) => r.rows.length)).toBe(1);
+    await statistics.close();
+  });
+
+  it('the housekeeping sweep gathers them', async () => {
+    await forget(t, 'analytics_events');
+    expect(await tablesToAnalyze(t.database.db as Kysely<any>)).toContain('analytics_events');
+    await t.services.housekeeping.sweep();
+    expect(await tablesToAnalyze(t.database.db as Kysely<any>)).toEqual([]);
+  });
+
+  it('closing the database ends a gathering under way', async () => {
+    const other = path.join(dir, 'closing.sqlite');
+    const app = await createTestApp('sqlite', {}, { sqlitePath: other });
+    const o = await createOrg(app);
+    await seedReports(app, o, await createPlayer(o.api));
+    const before = threads();
+    let analyzed = 0;
+    const statistics = new SqlitePlannerStatistics(app.database.db, other, () => analyzed++);
+    const gathering = statistics.refresh();
+    for (const deadline = Date.now() + 2_000; threads() <= before && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 5));
+    expect(threads()).toBeGreaterThan(before);
+    await statistics.close();
+    await gathering;
+    expect(threads()).toBeLessThanOrEqual(before);
+    // It stopped before the last of them: the rest waits for the next sweep.
+    expect(await tablesToAnalyze(app.database.db as Kysely<any>)).not.toEqual([]);
+    await app.close();
+  });
+});
+
+describe("SQLite's planner statistics in memory", () => {
+  it('are gathered on the connection itself', async () => {
+    const t = await createTestApp('sqlite');
+    try {
+      const org = await createOrg(t);
+      await createPlayer(org.api);
+      expect(await tablesToAnalyze(t.database.db as Kysely<any>)).toContain('players');
+      await t.services.housekeeping.sweep();
+      expect(await tablesToAnalyze(t.database.db as Kysely<any>)).toEqual([]);
+    } finally {
+      await t.close();
+    }
+  });
+});
