@@ -95,7 +95,7 @@ export async function seedAnalytics(app: FastifyInstance, database: Database, to
   // sweep gathers them, beside viewers' reports, and timed (every table is stale: the first sweep
   // after an upgrade).
   const analyze = () => (dialect === 'postgres' ? sql`VACUUM (ANALYZE)`.execute(db) : analyzeStaleTables(db));
-  let statistics: StatisticsBeside | undefined;
+  let statistics: StatisticsBeside[] | undefined;
   if (dialect === 'sqlite' && database.file) statistics = await gatherBesideReports(app, database, seedPlayer.uuid);
   else await analyze();
   // The daily rollups, as the analytics.rollup job makes them from the stored reports.

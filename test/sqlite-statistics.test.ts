@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/database.ts';
 import { SqlitePlannerStatistics, tablesToAnalyze } from '../src/db/sqlite-statistics.ts';
 import { BROWSER_UA, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { createTestApp, type TestApp } from './helpers/harness.ts';
@@ -116,9 +117,11 @@ describe("SQLite's planner statistics, gathered off the event loop", () => {
     const order: string[] = [];
     let first!: () => void;
     const firstAnalyzed = new Promise<void>((resolve) => (first = resolve));
-    const statistics = new SqlitePlannerStatistics(t.database.db, file, (index) => {
-      order.push(`analyzed ${index}`);
-      first();
+    const statistics = new SqlitePlannerStatistics(t.database.db, file, {
+      onAnalyzed: (index) => {
+        order.push(`analyzed ${index}`);
+        first();
+      },
     });
     const { monitorEventLoopDelay } = await import('node:perf_hooks');
     const h = monitorEventLoopDelay({ resolution: 5 });
@@ -146,6 +149,30 @@ describe("SQLite's planner statistics, gathered off the event loop", () => {
     expect(await tablesToAnalyze(t.database.db as Kysely<any>)).toEqual([]);
   });
 
+  it("another process's connection reads the statistics this one gathered", async () => {
+    await t.database.statistics.refresh();
+    const other = openDatabase({ sqlitePath: file });
+    const follower = new SqlitePlannerStatistics(other.db, file);
+    const staleThere = () => tablesToAnalyze(other.db as Kysely<any>);
+    const until = async (check: (tables: string[]) => boolean) => {
+      for (const deadline = Date.now() + 3_000; !check(await staleThere()) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 20));
+      return staleThere();
+    };
+    try {
+      expect(await staleThere()).not.toContain('analytics_events');
+      follower.follow(50);
+      await new Promise((r) => setTimeout(r, 100));
+      // Without following, a connection keeps the statistics it read when it opened.
+      await forget(t, 'analytics_events');
+      expect(await until((tables) => tables.includes('analytics_events'))).toContain('analytics_events');
+      await t.database.statistics.refresh();
+      expect(await until((tables) => !tables.includes('analytics_events'))).not.toContain('analytics_events');
+    } finally {
+      await follower.close();
+      await other.destroy();
+    }
+  });
+
   it('closing the database ends a gathering under way', async () => {
     const other = path.join(dir, 'closing.sqlite');
     const app = await createTestApp('sqlite', {}, { sqlitePath: other });
@@ -153,7 +180,7 @@ describe("SQLite's planner statistics, gathered off the event loop", () => {
     await seedReports(app, o, await createPlayer(o.api));
     const before = threads();
     let analyzed = 0;
-    const statistics = new SqlitePlannerStatistics(app.database.db, other, () => analyzed++);
+    const statistics = new SqlitePlannerStatistics(app.database.db, other, { onAnalyzed: () => analyzed++ });
     const gathering = statistics.refresh();
     for (const deadline = Date.now() + 2_000; threads() <= before && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 5));
     expect(threads()).toBeGreaterThan(before);

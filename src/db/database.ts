@@ -162,7 +162,9 @@ export function openDatabase(options: DatabaseOptions): Database {
   if (background) sqlite.pragma(`wal_autocheckpoint = ${SERVER_CHECKPOINT_PAGES}`);
   const checkpointer = background ? new SqliteCheckpointer(file, background === true ? {} : background) : null;
   const readThread = file === ':memory:' ? null : new SqliteReadThread(file, db);
-  const statistics = new SqlitePlannerStatistics(db, file === ':memory:' ? null : file);
+  const statistics = new SqlitePlannerStatistics(db, file === ':memory:' ? null : file, { onGathered: () => readThread?.statisticsChanged() });
+  // Statistics another process's sweep gathered: read within a minute (the thread looks on its own).
+  statistics.follow();
   return {
     db,
     dialect: 'sqlite',

@@ -11,6 +11,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import { closeThread } from '../lib/close-thread.ts';
+import { STATISTICS_FINGERPRINT_SQL } from './sqlite-statistics.ts';
 import type { DB } from './schema.ts';
 
 // Plain CommonJS (as the checkpointer's thread), so that it runs the same from the bundle and under
@@ -23,11 +24,12 @@ let statements;
 let statistics;
 let checkedAt;
 // SQLite reads the planner's statistics (sqlite_stat1) with the schema, which ANALYZE does not change:
-// a connection kept open would plan with those of its opening for ever. Looked at every STATISTICS_MS,
-// and the connection opened again when another connection (the housekeeping sweep) gathered new ones.
+// a connection kept open would plan with those of its opening for ever. Looked at every STATISTICS_MS
+// (at once when told), and the connection opened again when another connection (the housekeeping
+// sweep) gathered new ones.
 const statisticsOf = () => {
   try {
-    return db.prepare("select group_concat(tbl || ' ' || coalesce(idx, '') || ' ' || stat, '|') from sqlite_stat1").pluck().get() ?? '';
+    return db.prepare(workerData.fingerprintSql).pluck().get() ?? '';
   } catch {
     return '';
   }
@@ -48,6 +50,7 @@ parentPort.on('message', (message) => {
     db.close();
     return parentPort.postMessage({ closed: true });
   }
+  if (message.statisticsChanged) return void (checkedAt = 0);
   try {
     if (Date.now() - checkedAt >= workerData.statisticsMs) {
       checkedAt = Date.now();
@@ -144,6 +147,11 @@ export class SqliteReadThread {
     });
   }
 
+  /** New planner statistics are in the file: the thread looks before its next statement. */
+  statisticsChanged(): void {
+    this.worker?.postMessage({ statisticsChanged: true });
+  }
+
   close(): Promise<void> {
     this.closing ??= this.stop();
     return this.closing;
@@ -151,7 +159,12 @@ export class SqliteReadThread {
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    const workerData = { file: this.file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), statisticsMs: this.statisticsMs };
+    const workerData = {
+      file: this.file,
+      driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+      statisticsMs: this.statisticsMs,
+      fingerprintSql: STATISTICS_FINGERPRINT_SQL,
+    };
     const worker = new Worker(THREAD, { eval: true, workerData });
     this.ready = false;
     worker.on('message', (message: FromThread) => {

@@ -45,6 +45,15 @@ try {
 `;
 
 const CLOSE_WAIT_MS = 2_000;
+/** How often a connection looks for statistics another connection gathered (another process's sweep). */
+export const FOLLOW_MS = 60_000;
+
+/**
+ * What `sqlite_stat1` holds, in one string: SQLite reads the statistics with the schema, which ANALYZE
+ * does not change, so a connection finds another's new statistics by comparing this (a read of some
+ * hundred rows) and reading them again when it moved. The read thread compares it too.
+ */
+export const STATISTICS_FINGERPRINT_SQL = "select group_concat(tbl || ' ' || coalesce(idx, '') || ' ' || stat, '|') from sqlite_stat1";
 /** The thread's longest rest between two indexes: longer than a waiting write's longest pause. */
 const REST_MS = LONGEST_WAIT_MS + 4;
 
@@ -100,8 +109,9 @@ export async function analyzeStaleTables(db: Kysely<any>): Promise<void> {
  * cost"). Here the server's connection only asks which tables are stale (a look at their sizes); a
  * thread with a connection of its own analyzes them index by index, with SQLite's own ANALYZE (the
  * same `sqlite_stat1` and `sqlite_stat4` as a full ANALYZE: test/sqlite-statistics.test.ts); then
- * the server's connection reads them again (`ANALYZE sqlite_schema`). The read thread finds them within
- * its next look (src/db/sqlite-read-thread.ts); other processes' connections when they next open.
+ * the server's connection reads them again (`ANALYZE sqlite_schema`), and the read thread is told
+ * (`onGathered`). Other processes' connections (API_PROCESSES, whose sweep runs in one of them) find
+ * them within FOLLOW_MS (`follow`).
  *
  * In memory (`file` null) there is no other connection: the tables are analyzed on `db`.
  */
@@ -109,13 +119,27 @@ export class SqlitePlannerStatistics implements PlannerStatistics {
   private running: Promise<void> | null = null;
   private worker: Worker | null = null;
   private closed = false;
+  private following: NodeJS.Timeout | null = null;
+  /** The statistics this connection last read (STATISTICS_FINGERPRINT_SQL); null before a first look. */
+  private known: string | null = null;
 
   constructor(
     private readonly db: Kysely<any>,
     private readonly file: string | null,
-    /** Each index analyzed, and how long it held the write lock (the bench prints them). */
-    private readonly onAnalyzed?: (index: string, ms: number) => void,
+    private readonly events: {
+      /** Each index analyzed, and how long it held the write lock (the bench prints them). */
+      onAnalyzed?: (index: string, ms: number) => void;
+      /** New statistics are in the file (the read thread then reads them at its next statement). */
+      onGathered?: () => void;
+    } = {},
   ) {}
+
+  /** Looks every `everyMs` for statistics another connection gathered, and reads them when there are. */
+  follow(everyMs = FOLLOW_MS): void {
+    if (!this.file || this.following) return;
+    void this.look();
+    this.following = setInterval(() => void this.look(), everyMs).unref();
+  }
 
   refresh(signal?: AbortSignal): Promise<void> {
     this.running ??= this.gather(signal).finally(() => (this.running = null));
@@ -124,6 +148,7 @@ export class SqlitePlannerStatistics implements PlannerStatistics {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.following) clearInterval(this.following);
     // An ANALYZE under way finishes its index (SQLite cannot be interrupted from here) and the thread
     // ends there; the tables left stay stale for the next sweep. Not waited for beyond CLOSE_WAIT_MS.
     if (this.worker) await Promise.race([this.worker.terminate(), new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
@@ -136,7 +161,34 @@ export class SqlitePlannerStatistics implements PlannerStatistics {
     const tables = await tablesToAnalyze(this.db);
     if (tables.length === 0 || signal?.aborted || this.closed) return;
     await this.analyzeOnThread(this.file, tables, signal);
-    if (!this.closed) await sql`analyze sqlite_schema`.execute(this.db);
+    if (this.closed) return;
+    await this.reread();
+    this.events.onGathered?.();
+  }
+
+  private async reread(): Promise<void> {
+    await sql`analyze sqlite_schema`.execute(this.db);
+    this.known = await this.fingerprint();
+  }
+
+  private async fingerprint(): Promise<string> {
+    try {
+      const { rows } = await sql<Record<string, string | null>>`${sql.raw(STATISTICS_FINGERPRINT_SQL)}`.execute(this.db);
+      return String(Object.values(rows[0] ?? {})[0] ?? '');
+    } catch {
+      return ''; // no sqlite_stat1 yet
+    }
+  }
+
+  private async look(): Promise<void> {
+    if (this.closed || this.running) return;
+    try {
+      const now = await this.fingerprint();
+      if (this.known === null) this.known = now;
+      else if (now !== this.known) await this.reread();
+    } catch {
+      // The database closing, or its lock taken past the wait: the next look tries again.
+    }
   }
 
   private analyzeOnThread(file: string, tables: string[], signal?: AbortSignal): Promise<void> {
@@ -148,7 +200,7 @@ export class SqlitePlannerStatistics implements PlannerStatistics {
     const abort = () => void worker.terminate();
     signal?.addEventListener('abort', abort, { once: true });
     return new Promise<void>((resolve, reject) => {
-      worker.on('message', (m: { analyzed: string; ms: number }) => this.onAnalyzed?.(m.analyzed, m.ms));
+      worker.on('message', (m: { analyzed: string; ms: number }) => this.events.onAnalyzed?.(m.analyzed, m.ms));
       worker.once('error', (err) => reject(new Error(`gathering the planner's statistics failed: ${err.message}`)));
       worker.once('exit', () => resolve());
     }).finally(() => {
