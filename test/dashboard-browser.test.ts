@@ -577,8 +577,9 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
       await page.getByRole('button', { name: 'Add an email gate' }).click();
       await page.getByText(/Email gate at 0:00 \(required\)/).waitFor();
       await page.locator('.timeline__gate').waitFor();
+      // The gate is marked on the track, not drawn as a CTA of its own over the others.
+      expect(await page.locator('.timeline__cta').count()).toBe(1);
       expect(await axeViolations(page)).toEqual([]);
-      await shoot(page, 'timeline');
 
       // The watch page shows it at its second, not before.
       const uuid = (await org.api.get(`/dashboard/v1/players/${playerId}`)).body.uuid;
@@ -621,6 +622,17 @@ describe.each(dialects)('the web dashboard in a browser (%s)', (dialect) => {
       // Within its 6 seconds (2 to 8): a busy machine may notice it a little late, never early.
       expect(at).toBeLessThan(8);
       await expect(watch.frameLocator(`.rb-overlay[data-event-id="${ctaId}"] iframe`).locator('#offer').textContent()).resolves.toBe('Book a demo');
+
+      // A second CTA shown at the same time (2-7 s beside 2-8 s) goes on a lane of its own, under the first.
+      await page.getByRole('button', { name: 'Add a CTA' }).click();
+      await page.locator('.timeline__cta').nth(1).waitFor();
+      const [first, second] = await Promise.all([0, 1].map(async (i) => (await page.locator('.timeline__cta').nth(i).boundingBox())!));
+      expect(Math.abs(first.x - second.x)).toBeLessThan(2);
+      expect(second.y).toBeGreaterThanOrEqual(first.y + first.height);
+      expect((await page.locator('.timeline').boundingBox())!.height).toBeGreaterThan(first.height + second.height);
+      await page.frameLocator('iframe[title="Live preview of the CTA"]').getByText('Learn more').waitFor();
+      expect(await axeViolations(page)).toEqual([]);
+      await shoot(page, 'timeline');
       await context.close();
     },
   );

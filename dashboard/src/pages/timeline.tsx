@@ -4,6 +4,7 @@ import { api, problemOf } from '../api.ts';
 import { changeOf, CtaEditor, draftOf, NEW_CTA_HTML, rebase, type Cta, type CtaDraft } from '../components/cta-editor.tsx';
 import { FormError } from '../components/field.tsx';
 import { duration as clock } from '../format.ts';
+import { lanesOf } from '../lanes.ts';
 import type { paths } from '../openapi.d.ts';
 import { mayWrite, session } from '../session.ts';
 import type { Player } from './players.tsx';
@@ -47,7 +48,11 @@ export function Timeline({ playerId, chapterId }: { playerId: number; chapterId:
   useEffect(() => void load(), [load]);
 
   const chapter = player?.chapters_attributes.find((c) => c.id === chapterId);
-  const timed = ctas.filter((c) => c.second >= 0);
+  // A chapter's email gates are in its CTA list too: they have their own marks and section.
+  const isGate = (c: Cta) => gates.some((g) => g.id === c.id);
+  const timed = ctas.filter((c) => c.second >= 0 && !isGate(c));
+  const lanes = lanesOf(timed);
+  const laneCount = Math.max(1, ...[...lanes.values()].map((l) => l + 1));
   // The video's length when known (else 30 s), stretched to show a CTA placed past it.
   const length = Math.max(chapter?.video_attributes.seconds || 30, ...timed.map((c) => c.second + Math.max(1, c.duration ?? 5)));
 
@@ -182,7 +187,7 @@ export function Timeline({ playerId, chapterId }: { playerId: number; chapterId:
       <section class="card" aria-labelledby="timeline-title">
         <h2 id="timeline-title">Timeline ({clock(length)})</h2>
         <p class="muted small">Drag a CTA to move it, its right edge to change how long it shows; or focus it and use ← → (Shift: duration).</p>
-        <div class="timeline" ref={track}>
+        <div class="timeline" ref={track} style={{ height: `calc(${laneCount} * var(--lane) + 0.6rem)` }}>
           {gates
             .filter((g) => g.second >= 0)
             .map((g) => (
@@ -199,7 +204,11 @@ export function Timeline({ playerId, chapterId }: { playerId: number; chapterId:
               key={c.id}
               type="button"
               class={`timeline__cta${selected === c.id ? ' timeline__cta--selected' : ''}`}
-              style={{ left: `${(c.second / length) * 100}%`, width: `${(Math.max(1, c.duration ?? 5) / length) * 100}%` }}
+              style={{
+                left: `${(c.second / length) * 100}%`,
+                width: `${(Math.max(1, c.duration ?? 5) / length) * 100}%`,
+                top: `calc(${lanes.get(c.id) ?? 0} * var(--lane) + 0.45rem)`,
+              }}
               aria-label={`CTA at ${clock(c.second)} for ${c.duration ?? 'until closed'} seconds`}
               aria-pressed={selected === c.id}
               data-cta-id={c.id}
@@ -217,11 +226,11 @@ export function Timeline({ playerId, chapterId }: { playerId: number; chapterId:
             <span key={t}>{clock(t)}</span>
           ))}
         </div>
-        {ctas.some((c) => c.second === -1) ? (
+        {ctas.some((c) => c.second === -1 && !isGate(c)) ? (
           <p class="small">
             After the video:{' '}
             {ctas
-              .filter((c) => c.second === -1)
+              .filter((c) => c.second === -1 && !isGate(c))
               .map((c) => (
                 <button key={c.id} class="button button--small" type="button" onClick={() => select(c)}>
                   Post-roll CTA {c.id}
