@@ -28,11 +28,17 @@ const rest = new Int32Array(new SharedArrayBuffer(4));
 try {
   db.pragma('busy_timeout = 5000');
   db.pragma('analysis_limit = 0');
-  const indexes = db.prepare('select name from pragma_index_list(?)').pluck();
+  const indexes = db.prepare('select name, partial from pragma_index_list(?)');
+  const withoutRowid = db.prepare("select wr from pragma_table_list where schema = 'main' and name = ?").pluck();
   for (const table of workerData.tables) {
-    const names = indexes.all(table);
-    // A table without an index has one statistic, its row count: ANALYZE of the table gives it.
-    for (const name of names.length ? names : [table]) {
+    const list = indexes.all(table);
+    // Index by index where that gives what ANALYZE of the table gives. Not for a table without an
+    // index (its one statistic is its row count), nor one whose indexes are all partial (that count
+    // is written only by ANALYZE of the table), nor a WITHOUT ROWID table (its primary key's
+    // statistics are filed under the table's name, which ANALYZE of the key's index does not clear:
+    // a second gathering kept the old ones beside the new). Those are analyzed whole.
+    const byIndex = list.some((index) => !index.partial) && !withoutRowid.get(table);
+    for (const name of byIndex ? list.map((index) => index.name) : [table]) {
       const started = performance.now();
       db.exec('analyze "main".' + quoted(name));
       parentPort.postMessage({ analyzed: name, ms: performance.now() - started });
@@ -71,14 +77,16 @@ export async function staleTables(db: Kysely<any>): Promise<string[]> {
 }
 
 /**
- * The stale tables that hold a row: SQLite records nothing of an empty table without an index, so
- * PRAGMA optimize finds it stale at every look, and analyzing it would teach nothing.
+ * The stale tables, but for empty ones without an index: SQLite records nothing of those, so PRAGMA
+ * optimize finds them stale at every look, and analyzing them would teach nothing. (An empty table
+ * with an index is analyzed: that clears what it held before it was emptied.)
  */
 export async function tablesToAnalyze(db: Kysely<any>): Promise<string[]> {
   const tables: string[] = [];
   for (const table of await staleTables(db)) {
     const { rows } = await sql`select 1 from ${sql.table(table)} limit 1`.execute(db);
-    if (rows.length > 0) tables.push(table);
+    const indexed = await sql<{ n: number }>`select count(*) as n from pragma_index_list(${table})`.execute(db);
+    if (rows.length > 0 || Number(indexed.rows[0].n) > 0) tables.push(table);
   }
   return tables;
 }
@@ -106,12 +114,13 @@ export async function analyzeStaleTables(db: Kysely<any>): Promise<void> {
  * to a popular player's reports the wrong way round (minutes instead of milliseconds). Gathering them
  * reads every entry of a table's indexes, seconds at ten million reports; on the server's connection
  * that held the event loop, and the write lock, for all of it (docs/analytics.md, "What the statistics
- * cost"). Here the server's connection only asks which tables are stale (a look at their sizes); a
- * thread with a connection of its own analyzes them index by index, with SQLite's own ANALYZE (the
- * same `sqlite_stat1` and `sqlite_stat4` as a full ANALYZE: test/sqlite-statistics.test.ts); then
- * the server's connection reads them again (`ANALYZE sqlite_schema`), and the read thread is told
- * (`onGathered`). Other processes' connections (API_PROCESSES, whose sweep runs in one of them) find
- * them within FOLLOW_MS (`follow`).
+ * cost"). Here the server's connection only asks which tables are stale (a look at their sizes,
+ * which takes the write lock for an instant); a thread with a connection of its own analyzes them
+ * index by index, with SQLite's own ANALYZE (the same `sqlite_stat1` and `sqlite_stat4` as ANALYZE of
+ * the tables: test/sqlite-statistics.test.ts); then the server's connection reads them again
+ * (`ANALYZE sqlite_schema`), and the read thread is told (`onGathered`). Other processes' connections
+ * (API_PROCESSES, whose sweep runs in one of them) read them once they held still for a look, within
+ * two FOLLOW_MS (`follow`).
  *
  * In memory (`file` null) there is no other connection: the tables are analyzed on `db`.
  */
@@ -122,6 +131,8 @@ export class SqlitePlannerStatistics implements PlannerStatistics {
   private following: NodeJS.Timeout | null = null;
   /** The statistics this connection last read (STATISTICS_FINGERPRINT_SQL); null before a first look. */
   private known: string | null = null;
+  /** What another connection's gathering left at the last look, when that differed from `known`. */
+  private moved: string | null = null;
 
   constructor(
     private readonly db: Kysely<any>,
@@ -169,6 +180,7 @@ export class SqlitePlannerStatistics implements PlannerStatistics {
   private async reread(): Promise<void> {
     await sql`analyze sqlite_schema`.execute(this.db);
     this.known = await this.fingerprint();
+    this.moved = null;
   }
 
   private async fingerprint(): Promise<string> {
@@ -184,8 +196,15 @@ export class SqlitePlannerStatistics implements PlannerStatistics {
     if (this.closed || this.running) return;
     try {
       const now = await this.fingerprint();
-      if (this.known === null) this.known = now;
-      else if (now !== this.known) await this.reread();
+      if (this.known === null || now === this.known) {
+        this.known = now;
+        this.moved = null;
+      } else if (now !== this.moved) {
+        // Moved since the last look: another connection may still be gathering, holding the write
+        // lock for an index at a time, which reading them again (a write) would wait for with this
+        // process's one connection, and its every statement behind it. Read once they hold still.
+        this.moved = now;
+      } else await this.reread();
     } catch {
       // The database closing, or its lock taken past the wait: the next look tries again.
     }
