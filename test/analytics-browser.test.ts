@@ -83,9 +83,18 @@ describe.each(dialects)('analytics of a real viewer on %s', (dialect) => {
 
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     page.setDefaultTimeout(20_000);
-    // The CTA's link opens a tab of its own: let it, then close it.
-    page.context().on('page', (tab) => void tab.close());
-    await page.route('https://offers.example.com/**', (route) => route.fulfill({ status: 200, body: 'offer' }));
+    // The CTA's link opens a tab of its own: let it load (answered here, for every page of the
+    // context: a route of the page alone left the tab to the network, and a click once waited 20 s
+    // on CI), then close it.
+    await page.context().route('https://offers.example.com/**', (route) => route.fulfill({ status: 200, body: 'offer' }));
+    page.context().on(
+      'page',
+      (tab) =>
+        void tab.waitForLoadState().then(
+          () => tab.close(),
+          () => undefined,
+        ),
+    );
     try {
       // What the player sends, and its 'ended' events (the attribute turns true before the event's
       // handler has reported the pass: waiting on the event keeps the passes apart).
