@@ -163,7 +163,7 @@ describe('reports of a SQLite file, read off the event loop', () => {
     await thread.close();
   });
 
-  it('plans with the statistics gathered after it opened its connection', async () => {
+  it('plans with the statistics gathered after it opened its connection, once told', async () => {
     // Its own file: a fresh install's first sweep finds the table empty, a later one analyzes it grown.
     const file = path.join(dir, 'statistics.sqlite');
     const raw = new Database(file);
@@ -171,7 +171,7 @@ describe('reports of a SQLite file, read off the event loop', () => {
     raw.exec('create table ev (id integer primary key, player int, email text); create index ev_p on ev (player); create index ev_e on ev (email)');
     const main = new Kysely<Record<string, never>>({ dialect: new SqliteDialect({ database: raw }) });
     await analyzeStaleTables(main);
-    const thread = new SqliteReadThread(file, t.database.db, 0);
+    const thread = new SqliteReadThread(file, t.database.db);
     const plan = async (db: Kysely<Record<string, never>>) =>
       (await sql<{ detail: string }>`explain query plan select * from ev where player = ${3} and email = ${'e3'}`.execute(db)).rows.map((r) => r.detail).join();
     try {
@@ -181,6 +181,7 @@ describe('reports of a SQLite file, read off the event loop', () => {
       await analyzeStaleTables(main);
       // One player has nearly every row: the address's index is the one to use, as the statistics say.
       expect(await plan(main)).toContain('ev_e');
+      thread.statisticsChanged();
       expect(await plan(thread.db as unknown as Kysely<Record<string, never>>)).toContain('ev_e');
     } finally {
       await thread.close();

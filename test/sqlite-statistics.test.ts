@@ -148,7 +148,7 @@ describe("SQLite's planner statistics, gathered off the event loop", () => {
   it('tells the read thread, which plans with them at its next statement', async () => {
     await t.database.statistics.refresh();
     await forget(t, 'analytics_events');
-    const thread = new SqliteReadThread(file, t.database.db, 3_600_000);
+    const thread = new SqliteReadThread(file, t.database.db);
     const statistics = new SqlitePlannerStatistics(t.database.db, file, { onGathered: () => thread.statisticsChanged() });
     // One player has every report, an address a few hundred: with the statistics, the address's index.
     const plan = async () =>
@@ -204,8 +204,17 @@ describe("SQLite's planner statistics, gathered off the event loop", () => {
   it("another process's connection reads the statistics this one gathered", async () => {
     await t.database.statistics.refresh();
     const other = openDatabase({ sqlitePath: file });
-    const follower = new SqlitePlannerStatistics(other.db, file);
+    const otherThread = new SqliteReadThread(file, other.db);
+    const follower = new SqlitePlannerStatistics(other.db, file, { onGathered: () => otherThread.statisticsChanged() });
     const staleThere = () => tablesToAnalyze(other.db as Kysely<any>);
+    // The thread has no clock of its own: it reads new statistics when the follower tells it.
+    const threadPlan = async () =>
+      (
+        await sql<{ detail: string }>`explain query plan select id from analytics_events
+          where organization_id = ${org.organizationId} and player_id = ${player.id} and email = ${'viewer1@example.com'}`.execute(otherThread.db)
+      ).rows
+        .map((r) => r.detail)
+        .join();
     const until = async (check: (tables: string[]) => boolean) => {
       for (const deadline = Date.now() + 3_000; !check(await staleThere()) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 20));
       return staleThere();
@@ -217,9 +226,15 @@ describe("SQLite's planner statistics, gathered off the event loop", () => {
       // Without following, a connection keeps the statistics it read when it opened.
       await forget(t, 'analytics_events');
       expect(await until((tables) => tables.includes('analytics_events'))).toContain('analytics_events');
+      expect(await threadPlan()).not.toContain('analytics_events_email_idx');
       await t.database.statistics.refresh();
       expect(await until((tables) => !tables.includes('analytics_events'))).not.toContain('analytics_events');
+      for (const deadline = Date.now() + 3_000; !(await threadPlan()).includes('analytics_events_email_idx') && Date.now() < deadline;) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(await threadPlan()).toContain('analytics_events_email_idx');
     } finally {
+      await otherThread.close();
       await follower.close();
       await other.destroy();
     }

@@ -163,7 +163,8 @@ export function openDatabase(options: DatabaseOptions): Database {
   const checkpointer = background ? new SqliteCheckpointer(file, background === true ? {} : background) : null;
   const readThread = file === ':memory:' ? null : new SqliteReadThread(file, db);
   const statistics = new SqlitePlannerStatistics(db, file === ':memory:' ? null : file, { onGathered: () => readThread?.statisticsChanged() });
-  // Statistics another process's sweep gathered: read within a minute (the thread looks on its own).
+  // Statistics another process's sweep gathered: read once they held still for a look (within two
+  // minutes), and the read thread told.
   statistics.follow();
   return {
     db,

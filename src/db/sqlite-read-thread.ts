@@ -22,11 +22,11 @@ const Database = require(workerData.driver);
 let db;
 let statements;
 let statistics;
-let checkedAt;
+let told = false;
 // SQLite reads the planner's statistics (sqlite_stat1) with the schema, which ANALYZE does not change:
-// a connection kept open would plan with those of its opening for ever. Looked at every STATISTICS_MS
-// (at once when told), and the connection opened again when another connection (the housekeeping
-// sweep) gathered new ones.
+// a connection kept open would plan with those of its opening for ever. When told that new ones are
+// in the file (SqlitePlannerStatistics gathered them, or read another process's), the thread looks
+// before its next statement and opens the connection again if they differ from those it holds.
 const statisticsOf = () => {
   try {
     return db.prepare(workerData.fingerprintSql).pluck().get() ?? '';
@@ -41,7 +41,6 @@ const open = () => {
   db.pragma('cache_size = -65536');
   statements = new Map();
   statistics = statisticsOf();
-  checkedAt = Date.now();
 };
 open();
 parentPort.postMessage({ ready: true });
@@ -50,10 +49,10 @@ parentPort.on('message', (message) => {
     db.close();
     return parentPort.postMessage({ closed: true });
   }
-  if (message.statisticsChanged) return void (checkedAt = 0);
+  if (message.statisticsChanged) return void (told = true);
   try {
-    if (Date.now() - checkedAt >= workerData.statisticsMs) {
-      checkedAt = Date.now();
+    if (told) {
+      told = false;
       if (statisticsOf() !== statistics) {
         db.close();
         open();
@@ -73,9 +72,6 @@ parentPort.on('message', (message) => {
   }
 });
 `;
-
-/** How often the thread looks for new planner statistics (a read of sqlite_stat1, before a statement). */
-const STATISTICS_MS = 30_000;
 
 type FromThread = { ready: true } | { closed: true } | { id: number; rows: unknown[] } | { id: number; error: string };
 
@@ -109,7 +105,6 @@ export class SqliteReadThread {
   constructor(
     private readonly file: string,
     private readonly fallback: Kysely<DB>,
-    private readonly statisticsMs = STATISTICS_MS,
   ) {
     const driver = new ThreadDriver(this);
     this.db = new Kysely<DB>({
@@ -162,7 +157,6 @@ export class SqliteReadThread {
     const workerData = {
       file: this.file,
       driver: createRequire(import.meta.url).resolve('better-sqlite3'),
-      statisticsMs: this.statisticsMs,
       fingerprintSql: STATISTICS_FINGERPRINT_SQL,
     };
     const worker = new Worker(THREAD, { eval: true, workerData });

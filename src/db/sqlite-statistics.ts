@@ -120,7 +120,7 @@ export async function analyzeStaleTables(db: Kysely<any>): Promise<void> {
  * the tables: test/sqlite-statistics.test.ts); then the server's connection reads them again
  * (`ANALYZE sqlite_schema`), and the read thread is told (`onGathered`). Other processes' connections
  * (API_PROCESSES, whose sweep runs in one of them) read them once they held still for a look, within
- * two FOLLOW_MS (`follow`).
+ * two FOLLOW_MS (`follow`), and tell their own read thread the same way.
  *
  * In memory (`file` null) there is no other connection: the tables are analyzed on `db`.
  */
@@ -140,7 +140,7 @@ export class SqlitePlannerStatistics implements PlannerStatistics {
     private readonly events: {
       /** Each index analyzed, and how long it held the write lock (the bench prints them). */
       onAnalyzed?: (index: string, ms: number) => void;
-      /** New statistics are in the file (the read thread then reads them at its next statement). */
+      /** This connection read new statistics, its own gathering's or another process's (the read thread then reads them at its next statement). */
       onGathered?: () => void;
     } = {},
   ) {}
@@ -174,13 +174,13 @@ export class SqlitePlannerStatistics implements PlannerStatistics {
     await this.analyzeOnThread(this.file, tables, signal);
     if (this.closed) return;
     await this.reread();
-    this.events.onGathered?.();
   }
 
   private async reread(): Promise<void> {
     await sql`analyze sqlite_schema`.execute(this.db);
     this.known = await this.fingerprint();
     this.moved = null;
+    this.events.onGathered?.();
   }
 
   private async fingerprint(): Promise<string> {
