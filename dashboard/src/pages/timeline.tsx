@@ -4,7 +4,7 @@ import { api, problemOf } from '../api.ts';
 import { changeOf, CtaEditor, draftOf, NEW_CTA_HTML, rebase, type Cta, type CtaDraft } from '../components/cta-editor.tsx';
 import { FormError } from '../components/field.tsx';
 import { duration as clock } from '../format.ts';
-import { lanesOf } from '../lanes.ts';
+import { lanesOf, shownSeconds } from '../lanes.ts';
 import type { paths } from '../openapi.d.ts';
 import { mayWrite, session } from '../session.ts';
 import type { Player } from './players.tsx';
@@ -54,7 +54,7 @@ export function Timeline({ playerId, chapterId }: { playerId: number; chapterId:
   const lanes = lanesOf(timed);
   const laneCount = Math.max(1, ...[...lanes.values()].map((l) => l + 1));
   // The video's length when known (else 30 s), stretched to show a CTA placed past it.
-  const length = Math.max(chapter?.video_attributes.seconds || 30, ...timed.map((c) => c.second + Math.max(1, c.duration ?? 5)));
+  const length = Math.max(chapter?.video_attributes.seconds || 30, ...timed.map((c) => c.second + shownSeconds(c)));
 
   function select(cta: Cta | null) {
     setSelected(cta?.id ?? null);
@@ -206,7 +206,7 @@ export function Timeline({ playerId, chapterId }: { playerId: number; chapterId:
               class={`timeline__cta${selected === c.id ? ' timeline__cta--selected' : ''}`}
               style={{
                 left: `${(c.second / length) * 100}%`,
-                width: `${(Math.max(1, c.duration ?? 5) / length) * 100}%`,
+                width: `${(shownSeconds(c) / length) * 100}%`,
                 top: `calc(${lanes.get(c.id) ?? 0} * var(--lane) + 0.45rem)`,
               }}
               aria-label={`CTA at ${clock(c.second)} for ${c.duration ?? 'until closed'} seconds`}
