@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import * as m0036 from '../src/db/migrations/0036_player_day_sketches.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { RollupRepository } from '../src/modules/analytics/rollup.repository.ts';
 import { RollupService } from '../src/modules/analytics/rollup.service.ts';
@@ -143,6 +144,128 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
       ),
       { numRuns: 8 },
     );
+  });
+
+  it("a player's figures and series are read from its rolled-up days with its newer reports added: the same before, during and after a rollup", async () => {
+    const org = await createOrg(t);
+    const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+    const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const period = `?from=${iso(today - 2 * DAY_MS)}&to=${iso(today)}`;
+    let n = 0;
+    /** Reports of three days, with their times: s1 starts chapter 0 a second before midnight and chapter 1 just after. */
+    const store = (player: { id: number }, which: 'first' | 'second') => {
+      const at = (day: number, s: number) => today + day * DAY_MS + s * 1000;
+      const rows: Array<[string, string, string, number, Record<string, unknown>]> = [
+        // [session, visitor, type, at, extra]
+        ['s1', 'v1', 'load', at(-2, 86_000), {}],
+        ['s1', 'v1', 'view', at(-2, 86_399), { percent: 0 }],
+        ['s1', 'v1', 'view', at(-1, 1), { percent: 0, chapter: 1 }],
+        ['s1', 'v1', 'attention_span', at(-1, 20), { watched_seconds: 10 }],
+        ['s2', 'v2', 'load', at(-1, 100), {}],
+        ['s2', 'v2', 'view', at(-1, 101), { percent: 0 }],
+        ['s2', 'v2', 'view', at(-1, 200), { percent: 100 }],
+        ['s2', 'v2', 'identified_view', at(-1, 150), { email: 'e1@example.com' }],
+        ['s3', 'v1', 'load', at(0, 1), {}],
+        ['s3', 'v1', 'view', at(0, 2), { percent: 0 }],
+        ['s3', 'v1', 'identified_view', at(0, 3), { email: 'e1@example.com' }],
+        ['s3', 'v1', 'cta_click', at(0, 4), { event_id: 1 }],
+      ];
+      const half = which === 'first' ? rows.slice(0, 6) : rows.slice(6);
+      return t.database.db
+        .insertInto('analytics_events')
+        .values(
+          half.map(([session, visitor, type, created_at, extra]) => ({
+            organization_id: org.organizationId,
+            player_id: player.id,
+            chapter: 0,
+            type,
+            visitor_id: visitor,
+            session_id: `${player.id}-${session}`,
+            dedup_key: `rolled-${player.id}-${++n}`,
+            device: 'desktop',
+            browser: 'Chrome',
+            created_at,
+            ...extra,
+          })),
+        )
+        .execute();
+    };
+    const expected = { loads: 3, plays: 3, views: 4, unique_viewers: 2, completion_rate: 0.25, total_watch_seconds: 10, identified_viewers: 1, cta_clicks: 1 };
+    // Per day: s1's chapter 1 is a view of the day after, not a play (a load plays once, on the day it first started).
+    const days = [
+      { loads: 1, plays: 1, views: 1, unique_viewers: 1, total_watch_seconds: 0, identified_viewers: 0, cta_clicks: 0 },
+      { loads: 1, plays: 1, views: 2, unique_viewers: 2, total_watch_seconds: 10, identified_viewers: 1, cta_clicks: 0 },
+      { loads: 1, plays: 1, views: 1, unique_viewers: 1, total_watch_seconds: 0, identified_viewers: 1, cta_clicks: 1 },
+    ];
+    const check = async (player: { id: number }) => {
+      expect((await org.api.get(`${P}/analytics/players/${player.id}${period}`)).body).toMatchObject(expected);
+      const series = (await org.api.get(`${P}/analytics/players/${player.id}/timeseries${period}&interval=day`)).body;
+      expect(series.rows).toMatchObject(days);
+      for (const interval of ['week', 'month']) {
+        const rows = (await org.api.get(`${P}/analytics/players/${player.id}/timeseries${period}&interval=${interval}`)).body.rows;
+        const sum = (figure: 'loads' | 'views') => rows.reduce((total: number, r: Record<string, number>) => total + r[figure], 0);
+        expect([sum('loads'), sum('views')], interval).toEqual([3, 4]);
+      }
+    };
+
+    const fresh = await createPlayer(org.api, {}, 2);
+    const rolled = await createPlayer(org.api, {}, 2);
+    const half = await createPlayer(org.api, {}, 2);
+    await store(rolled, 'first');
+    await store(rolled, 'second');
+    await store(half, 'first');
+    await rollUp();
+    await store(half, 'second');
+    await store(fresh, 'first');
+    await store(fresh, 'second');
+    // Rolled up entirely, half (the rest not yet), not at all.
+    for (const player of [rolled, half, fresh]) await check(player);
+    await rollUp();
+    for (const player of [rolled, half, fresh]) await check(player);
+
+    // Days before player_days_since (rolled up before migration 0036) are read from their reports:
+    // what their rolled-up rows say is not read (here made wrong), and v1, a viewer of both sides, counts once.
+    await t.database.db
+      .updateTable('analytics_rollup')
+      .set({ player_days_since: today - DAY_MS })
+      .where('id', '=', 1)
+      .execute();
+    try {
+      await t.database.db
+        .updateTable('analytics_days')
+        .set({ views: 1000, viewers: null })
+        .where('player_id', '=', rolled.id)
+        .where('day', '<', today - DAY_MS)
+        .execute();
+      await check(rolled);
+    } finally {
+      await t.database.db.updateTable('analytics_rollup').set({ player_days_since: 0 }).where('id', '=', 1).execute();
+    }
+    // From the rolled-up rows once more: the wrong figure shows, so the days are what was read before.
+    expect((await org.api.get(`${P}/analytics/players/${rolled.id}${period}`)).body.views).toBe(1003);
+  });
+
+  it("migration 0036: the players' days read from the rollups start the day after the newest day rolled up before it (at once on a new database)", async () => {
+    const own = await createTestApp(dialect);
+    try {
+      const since = async () =>
+        Number((await own.database.db.selectFrom('analytics_rollup').select('player_days_since').executeTakeFirstOrThrow()).player_days_since);
+      expect(await since()).toBe(0);
+      await m0036.down(own.database.db);
+      const org = await createOrg(own);
+      const player = await createPlayer(org.api);
+      const day = Date.parse('2026-03-02T00:00:00Z');
+      for (const d of [day - DAY_MS, day]) {
+        await own.database.db.insertInto('analytics_days').values({ organization_id: org.organizationId, player_id: player.id, day: d, views: 1 }).execute();
+      }
+      await m0036.up(own.database.db);
+      expect(await since()).toBe(day + DAY_MS);
+      expect(
+        (await own.database.db.selectFrom('analytics_days').select(['viewers', 'emails']).execute()).every((r) => r.viewers === null && r.emails === null),
+      ).toBe(true);
+    } finally {
+      await own.close();
+    }
   });
 
   it('the recurring job keeps the rollups fresh: a report appears in the summary within the interval', async () => {
@@ -277,8 +400,8 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
     const swept = await t.services.housekeeping.sweep(later);
     expect(swept.analytics_reports).toBeGreaterThanOrEqual(2);
     expect(await stored()).toBe(0);
-    // The raw reports are gone (the player's figures read them), the rollups stay.
-    expect((await org.api.get(`${P}/analytics/players/${player.id}`)).body).toMatchObject({ views: 0 });
+    // The raw reports are gone, the rollups stay: the player's figures are read from them, as the summary's.
+    expect((await org.api.get(`${P}/analytics/players/${player.id}`)).body).toMatchObject({ views: 1, plays: 1, unique_viewers: 1, identified_viewers: 1 });
     expect(await summaryOf(org)).toMatchObject({ views: 1, plays: 1, identified_viewers: 1 });
   });
 });

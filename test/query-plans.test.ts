@@ -17,6 +17,7 @@ import {
 } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ObjectIndexRepository } from '../src/media/object-index.ts';
+import { RollupRepository } from '../src/modules/analytics/rollup.repository.ts';
 import { EventsRepository, type EventFilter } from '../src/modules/events/events.repository.ts';
 import { LiveRepository } from '../src/modules/live/live.repository.ts';
 import { PlayersRepository } from '../src/modules/players/players.repository.ts';
@@ -61,7 +62,14 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
     run: (
       repo: EventsRepository,
       live: LiveRepository,
-      more: { players: PlayersRepository; videos: VideosRepository; objects: ObjectIndexRepository; users: UsersRepository; tags: TagsRepository },
+      more: {
+        players: PlayersRepository;
+        videos: VideosRepository;
+        objects: ObjectIndexRepository;
+        users: UsersRepository;
+        tags: TagsRepository;
+        rollups: RollupRepository;
+      },
     ) => Promise<unknown>,
     pgSettings: Record<string, string> = {},
   ): Promise<string[]> {
@@ -73,6 +81,7 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
       objects: new ObjectIndexRepository(db),
       users: new UsersRepository(db),
       tags: new TagsRepository(db),
+      rollups: new RollupRepository(db),
     });
     const plans: string[] = [];
     for (const node of capture.nodes) {
@@ -189,6 +198,27 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
     expect(pageIds(plans[3])).toMatch(uses(dialect === 'sqlite' ? 'events_org_(defaults|chapter)_idx' : 'events_org_defaults_idx'));
     expect(pageIds(plans[3])).not.toMatch(SORTS);
     expect(pageIds(plans[3])).not.toMatch(/Seq Scan|Filter:/);
+  });
+
+  it("a player's analytics: its days are a range of analytics_days' key; its reports not yet rolled up are found by id, not by the player's index", async () => {
+    const player = { organizationId: org.organizationId, playerId: 1 };
+    const day = 86_400_000;
+    const plans = await plansOf(async (_, __, { rollups }) => {
+      await rollups.playerDays(player.organizationId, player.playerId, 100 * day, 130 * day);
+      await rollups.figuresOf({ ...player, afterId: 1_000_000, toId: 1_100_000, fromMs: 100 * day, toMs: 130 * day });
+      await rollups.distinctOf({ ...player, afterId: 1_000_000, toId: 1_100_000, fromMs: 100 * day, toMs: 130 * day });
+    });
+    expect(plans).toHaveLength(3);
+    expect(plans[0]).toMatch(uses(dialect === 'sqlite' ? 'sqlite_autoindex_analytics_days_1' : 'analytics_days_pk'));
+    // A popular player's index would read every report of its period; the reports above the rollups' progress are a few seconds' worth.
+    for (const plan of plans.slice(1)) {
+      expect(plan).toMatch(
+        dialect === 'sqlite'
+          ? /^SEARCH analytics_events USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/
+          : /Index Scan using analytics_events_pkey on analytics_events {2}\([^|]*\|\s+Index Cond: \(\(id > \d+\) AND \(id <= \d+\)\)/,
+      );
+      expect(plan).not.toMatch(/analytics_events_(player|created)_idx/);
+    }
   });
 
   it("the organization's events: the (organization, id) index, from the nearer end", async () => {

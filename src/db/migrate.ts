@@ -39,6 +39,7 @@ import * as m0032 from './migrations/0032_videos_by_status.ts';
 import * as m0033 from './migrations/0033_event_pages.ts';
 import * as m0034 from './migrations/0034_row_pages.ts';
 import * as m0035 from './migrations/0035_counter_shards.ts';
+import * as m0036 from './migrations/0036_player_day_sketches.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -75,6 +76,7 @@ const migrations: Record<string, Migration> = {
   '0033_event_pages': m0033,
   '0034_row_pages': m0034,
   '0035_counter_shards': m0035,
+  '0036_player_day_sketches': m0036,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

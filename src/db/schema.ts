@@ -615,6 +615,9 @@ export interface AnalyticsDaysTable {
   completions: Generated<number>;
   watch_seconds: Generated<number>;
   cta_clicks: Generated<number>;
+  /** Sketches (src/modules/analytics/distinct-sketch.ts) of the day's distinct viewers and addresses; kept from `analytics_rollup.player_days_since` (migration 0036). */
+  viewers: Uint8Array | null;
+  emails: Uint8Array | null;
 }
 
 /** Per organization and UTC day: sketches (DistinctSketch) of its distinct viewers and of the addresses given. */
@@ -629,6 +632,8 @@ export interface AnalyticsOrgDaysTable {
 export interface AnalyticsRollupTable {
   id: number;
   last_event_id: number;
+  /** The first day (epoch ms) whose players' days have sketches: the days before are read from their reports (migration 0036). */
+  player_days_since: Generated<number>;
 }
 
 /** An address given at an email gate of the organization, and when it was last given (epoch ms). */

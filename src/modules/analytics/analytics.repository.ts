@@ -60,20 +60,7 @@ export class AnalyticsRepository {
     return rows.some((r) => r.type === 'identified_view') ? this.db.transaction().execute(insert) : insert(this.db);
   }
 
-  /** Totals of a player's reports in [fromMs, toMs). */
-  async totals(organizationId: number, playerId: number, fromMs: number, toMs: number): Promise<PlayerTotals> {
-    const row = await this.reads
-      .selectFrom('analytics_events')
-      .select(TOTALS)
-      .where('organization_id', '=', organizationId)
-      .where('player_id', '=', playerId)
-      .where('created_at', '>=', fromMs)
-      .where('created_at', '<', toMs)
-      .executeTakeFirstOrThrow();
-    return totalsOf(row);
-  }
-
-  /** A player's totals per interval (src/modules/analytics/intervals.ts). Only intervals with reports are answered. */
+  /** A player's totals per hour (src/modules/analytics/intervals.ts), from its reports. Only intervals with reports are answered. */
   async series(organizationId: number, playerId: number, fromMs: number, toMs: number, interval: Interval) {
     const bucket = interval === 'month' ? monthOfMs(this.reads, sql.ref('created_at')) : fixedBucket(interval);
     const rows = await this.reads

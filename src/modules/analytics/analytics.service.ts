@@ -22,9 +22,9 @@ import type {
 } from './analytics.schemas.ts';
 import type { ClientFacts } from './client-facts.ts';
 import { DistinctSketch } from './distinct-sketch.ts';
-import type { RollupRepository } from './rollup.repository.ts';
+import type { ReportRange, RollupRepository } from './rollup.repository.ts';
 import type { Countries } from './countries.ts';
-import { bucketsOf, DAY_MS, tenths } from './intervals.ts';
+import { bucketKeyOf, bucketsOf, DAY_MS, tenths } from './intervals.ts';
 
 const DEFAULT_DAYS = 30;
 const MAX_DAYS = 3660;
@@ -181,8 +181,9 @@ export class AnalyticsService {
   async playerSummary(organizationId: number, ref: PlayerRef, query: PeriodQuery): Promise<PlayerAnalytics> {
     const period = periodOf(query);
     const player = await this.player(organizationId, ref);
-    const t = await this.repo.totals(organizationId, player.id, period.fromMs, period.toMs);
-    return { player_id: player.id, from: period.from, to: period.to, ...figures(t) };
+    const total = emptyDay();
+    for (const day of (await this.playerDays(organizationId, player.id, period.fromMs, period.toMs)).values()) addDay(total, day);
+    return { player_id: player.id, from: period.from, to: period.to, ...figures(totalsOfDay(total)) };
   }
 
   /** A player's views by country, device class or browser family. */
@@ -201,7 +202,19 @@ export class AnalyticsService {
       throw invalidField('interval', `hour covers at most ${MAX_HOUR_DAYS} days; ask for day, week or month`);
     }
     const player = await this.player(organizationId, ref);
-    const found = new Map((await this.repo.series(organizationId, player.id, period.fromMs, period.toMs, interval)).map((r) => [r.bucket, r]));
+    const found = new Map<string, PlayerTotals>();
+    if (interval === 'hour') {
+      for (const r of await this.repo.series(organizationId, player.id, period.fromMs, period.toMs, interval)) found.set(r.bucket, r);
+    } else {
+      // Whole days: from the player's days, as its figures.
+      const buckets = new Map<string, PlayerDay>();
+      for (const [day, figures] of await this.playerDays(organizationId, player.id, period.fromMs, period.toMs)) {
+        const key = bucketKeyOf(interval, day);
+        if (!buckets.has(key)) buckets.set(key, emptyDay());
+        addDay(buckets.get(key)!, figures);
+      }
+      for (const [key, day] of buckets) found.set(key, totalsOfDay(day));
+    }
     const rows = bucketsOf(interval, period.fromMs, period.toMs).map(({ key, start }) => {
       const t = found.get(key) ?? EMPTY;
       return {
@@ -216,6 +229,35 @@ export class AnalyticsService {
       };
     });
     return { player_id: player.id, from: period.from, to: period.to, interval, rows };
+  }
+
+  /**
+   * A player's figures and sketches of distinct viewers and addresses per day of [fromMs, toMs)
+   * (docs/analytics.md, "A player's figures"): its rolled-up days, with the reports not yet rolled up
+   * added (so they are fresh at once), and, for days before the rollups kept players' sketches
+   * (`player_days_since`, migration 0036), its reports.
+   */
+  private async playerDays(organizationId: number, playerId: number, fromMs: number, toMs: number): Promise<Map<number, PlayerDay>> {
+    const { progress, newest, since, days } = await this.rollups.playerDays(organizationId, playerId, fromMs, toMs);
+    const player = { organizationId, playerId };
+    const ranges: Array<ReportRange & { fromMs: number; toMs: number }> = [
+      { ...player, afterId: progress, toId: newest, fromMs: Math.max(fromMs, since), toMs },
+    ];
+    if (fromMs < since) ranges.push({ ...player, fromMs, toMs: Math.min(toMs, since) });
+    const out = new Map<number, PlayerDay>();
+    const at = (day: number) => {
+      if (!out.has(day)) out.set(day, emptyDay());
+      return out.get(day)!;
+    };
+    for (const d of days) {
+      addDay(at(d.day), { ...d, viewers: DistinctSketch.from(d.viewers), emails: DistinctSketch.from(d.emails) });
+    }
+    for (const range of ranges) {
+      if (range.fromMs >= range.toMs) continue;
+      for (const f of await this.rollups.figuresOf(range)) addDay(at(f.day), { ...f, viewers: null, emails: null });
+      for (const v of await this.rollups.distinctOf(range)) at(v.day)[v.kind].add(v.value);
+    }
+    return out;
   }
 
   async ctaSummary(organizationId: number, ctaId: number, query: PeriodQuery): Promise<CtaAnalytics> {
@@ -354,6 +396,52 @@ const RETENTION_SECONDS = 600;
 const RETENTION_POINTS = 200;
 const TOP_PLAYERS = 10;
 const EMPTY: PlayerTotals = { loads: 0, plays: 0, views: 0, completions: 0, unique_viewers: 0, watch_seconds: 0, identified_viewers: 0, cta_clicks: 0 };
+
+/** A day's (or a bucket's, or a period's) figures of a player, with its distinct viewers and addresses. */
+interface PlayerDay {
+  loads: number;
+  plays: number;
+  views: number;
+  completions: number;
+  watch_seconds: number;
+  cta_clicks: number;
+  viewers: DistinctSketch;
+  emails: DistinctSketch;
+}
+
+const emptyDay = (): PlayerDay => ({
+  loads: 0,
+  plays: 0,
+  views: 0,
+  completions: 0,
+  watch_seconds: 0,
+  cta_clicks: 0,
+  viewers: new DistinctSketch(),
+  emails: new DistinctSketch(),
+});
+
+/** Adds a day's figures to `into`, and merges its sketches (null: none to merge). */
+function addDay(into: PlayerDay, day: Omit<PlayerDay, 'viewers' | 'emails'> & { viewers: DistinctSketch | null; emails: DistinctSketch | null }): void {
+  into.loads += day.loads;
+  into.plays += day.plays;
+  into.views += day.views;
+  into.completions += day.completions;
+  into.watch_seconds += day.watch_seconds;
+  into.cta_clicks += day.cta_clicks;
+  if (day.viewers) into.viewers.merge(day.viewers);
+  if (day.emails) into.emails.merge(day.emails);
+}
+
+const totalsOfDay = (d: PlayerDay): PlayerTotals => ({
+  loads: d.loads,
+  plays: d.plays,
+  views: d.views,
+  completions: d.completions,
+  unique_viewers: d.viewers.count(),
+  watch_seconds: d.watch_seconds,
+  identified_viewers: d.emails.count(),
+  cta_clicks: d.cta_clicks,
+});
 
 /** The figures of a player's or an organization's totals. */
 function figures(t: PlayerTotals) {

@@ -38,5 +38,13 @@ export function bucketsOf(interval: Interval, fromMs: number, toMs: number): Arr
   return out;
 }
 
+/** The key (as bucketsOf keys it) of the interval that holds the instant `ms`. */
+export function bucketKeyOf(interval: Interval, ms: number): string {
+  if (interval === 'month') return new Date(ms).toISOString().slice(0, 7);
+  const size = intervalMs(interval);
+  const offset = intervalOffsetMs(interval);
+  return String(Math.floor((ms - offset) / size) * size + offset);
+}
+
 /** Seconds as answered: to the tenth. */
 export const tenths = (seconds: number) => Math.round(seconds * 10) / 10;

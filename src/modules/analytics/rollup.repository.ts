@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { settledMaxId } from '../../db/dialect.ts';
 import type { DB } from '../../db/schema.ts';
 import { DAY_MS } from './intervals.ts';
@@ -29,6 +29,53 @@ export interface DayFigures extends DayKey {
 export interface DaySketches {
   viewers: Uint8Array | null;
   emails: Uint8Array | null;
+}
+
+/** A distinct viewer who started playback (`viewers`), or an address given (`emails`), on a player's day. */
+export type DistinctValue = DayKey & { kind: 'viewers' | 'emails'; value: string };
+
+/**
+ * Which reports: by id (a batch; those a player has not yet rolled up), and by organization, player and
+ * time ([fromMs, toMs)).
+ */
+export interface ReportRange {
+  afterId?: number;
+  toId?: number;
+  organizationId?: number;
+  playerId?: number;
+  fromMs?: number;
+  toMs?: number;
+}
+
+/** A player's rolled-up days of a period, and how far the rollups had read when they were read. */
+export interface PlayerDays {
+  /** `analytics_rollup.last_event_id`: the reports above it are not in `days`. */
+  progress: number;
+  /**
+   * The largest report id when they were read: the reports not yet rolled up are those of (progress,
+   * newest], a range of the primary key on both sides (with one side, SQLite scanned a whole index).
+   */
+  newest: number;
+  /** `analytics_rollup.player_days_since`: the days before it have no sketches, and are not in `days`. */
+  since: number;
+  days: Array<DayFigures & DaySketches>;
+}
+
+/**
+ * Narrows a query of the reports to a range. With `afterId` (the reports not yet rolled up, a few
+ * seconds' worth) the player and time are compared without their indexes (`+column`, on both
+ * dialects), so that the reports are found by id: a popular player's index would read all of its period.
+ */
+function inRange<O>(qb: SelectQueryBuilder<DB, 'analytics_events', O>, r: ReportRange): SelectQueryBuilder<DB, 'analytics_events', O> {
+  const column = (name: 'organization_id' | 'player_id' | 'created_at') => (r.afterId !== undefined ? sql<number>`+${sql.ref(name)}` : sql.ref<number>(name));
+  let q = qb;
+  if (r.afterId !== undefined) q = q.where('id', '>', r.afterId);
+  if (r.toId !== undefined) q = q.where('id', '<=', r.toId);
+  if (r.organizationId !== undefined) q = q.where(column('organization_id'), '=', r.organizationId);
+  if (r.playerId !== undefined) q = q.where(column('player_id'), '=', r.playerId);
+  if (r.fromMs !== undefined) q = q.where(column('created_at'), '>=', r.fromMs);
+  if (r.toMs !== undefined) q = q.where(column('created_at'), '<', r.toMs);
+  return q;
 }
 
 /** The UTC day of a report, in epoch ms (literal integers: SQLite's division of a bound number would not truncate). */
@@ -77,8 +124,8 @@ export class RollupRepository {
     await this.db.updateTable('analytics_rollup').set({ last_event_id: lastEventId }).where('id', '=', 1).execute();
   }
 
-  /** What the reports with ids in (afterId, toId] add to each player's day. */
-  async figuresOf(afterId: number, toId: number): Promise<DayFigures[]> {
+  /** What the reports of a range add to each player's day. */
+  async figuresOf(range: ReportRange): Promise<DayFigures[]> {
     const rows = await this.db
       .selectFrom('analytics_events')
       .select([
@@ -92,8 +139,7 @@ export class RollupRepository {
         sql<number>`sum(case when type = 'attention_span' then watched_seconds else 0 end)`.as('watch_seconds'),
         sql<number>`sum(case when type = 'cta_click' then 1 else 0 end)`.as('cta_clicks'),
       ])
-      .where('id', '>', afterId)
-      .where('id', '<=', toId)
+      .$call((qb) => inRange(qb, range))
       .groupBy(['organization_id', 'player_id', 'day'])
       .execute();
     return rows.map((r) => ({
@@ -109,22 +155,101 @@ export class RollupRepository {
     }));
   }
 
-  /** The distinct viewers who started playback, and the addresses given, per organization's day, among (afterId, toId]. */
-  async distinctOf(afterId: number, toId: number): Promise<Array<OrgDay & { kind: 'viewers' | 'emails'; value: string }>> {
+  /** The distinct viewers who started playback, and the addresses given, per player's day, among a range's reports. */
+  async distinctOf(range: ReportRange): Promise<DistinctValue[]> {
     const rows = await this.db
       .selectFrom('analytics_events')
       .select([
         'organization_id',
+        'player_id',
         DAY_OF.as('day'),
         sql<'viewers' | 'emails'>`case when type = 'identified_view' then 'emails' else 'viewers' end`.as('kind'),
         sql<string>`case when type = 'identified_view' then email else coalesce(visitor_id, session_id) end`.as('value'),
       ])
       .distinct()
-      .where('id', '>', afterId)
-      .where('id', '<=', toId)
+      .$call((qb) => inRange(qb, range))
       .where((eb) => eb.or([eb.and([eb('type', '=', 'view'), eb('percent', '=', 0)]), eb('type', '=', 'identified_view')]))
       .execute();
     return rows.map((r) => ({ ...r, day: Number(r.day) }));
+  }
+
+  /**
+   * A player's rolled-up days in [fromMs, toMs) from `player_days_since`, with the rollups' progress
+   * and the newest report's id, in one statement: a batch committed between two statements would be in the days and above the
+   * progress read before it, and counted twice.
+   */
+  async playerDays(organizationId: number, playerId: number, fromMs: number, toMs: number): Promise<PlayerDays> {
+    const rows = await this.db
+      .selectFrom('analytics_rollup as r')
+      .leftJoin('analytics_days as d', (join) =>
+        join
+          .on('d.organization_id', '=', organizationId)
+          .on('d.player_id', '=', playerId)
+          .on('d.day', '>=', fromMs)
+          .on('d.day', '<', toMs)
+          .onRef('d.day', '>=', 'r.player_days_since'),
+      )
+      .select((eb) => [
+        'r.last_event_id',
+        'r.player_days_since',
+        eb
+          .selectFrom('analytics_events')
+          .select((e) => e.fn.max('id').as('id'))
+          .as('newest'),
+        'd.day',
+        'd.loads',
+        'd.plays',
+        'd.views',
+        'd.completions',
+        'd.watch_seconds',
+        'd.cta_clicks',
+        'd.viewers',
+        'd.emails',
+      ])
+      .where('r.id', '=', 1)
+      .execute();
+    const days = rows
+      .filter((r) => r.day !== null)
+      .map((r) => ({
+        organization_id: organizationId,
+        player_id: playerId,
+        day: Number(r.day),
+        loads: Number(r.loads ?? 0),
+        plays: Number(r.plays ?? 0),
+        views: Number(r.views ?? 0),
+        completions: Number(r.completions ?? 0),
+        watch_seconds: Number(r.watch_seconds ?? 0),
+        cta_clicks: Number(r.cta_clicks ?? 0),
+        viewers: r.viewers ?? null,
+        emails: r.emails ?? null,
+      }));
+    return {
+      progress: Number(rows[0]?.last_event_id ?? 0),
+      newest: Number(rows[0]?.newest ?? 0),
+      since: Number(rows[0]?.player_days_since ?? 0),
+      days,
+    };
+  }
+
+  /** The sketches already kept for these players' days. */
+  async playerDaySketches(keys: DayKey[]): Promise<Array<DayKey & DaySketches>> {
+    const found: Array<DayKey & DaySketches> = [];
+    for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
+      const chunk = keys.slice(i, i + KEYS_PER_STATEMENT);
+      const rows = await this.db
+        .selectFrom('analytics_days')
+        .select(['organization_id', 'player_id', 'day', 'viewers', 'emails'])
+        .where((eb) =>
+          eb(
+            eb.refTuple('organization_id', 'day', 'player_id'),
+            'in',
+            chunk.map((k) => eb.tuple(k.organization_id, k.day, k.player_id)),
+          ),
+        )
+        .execute();
+      found.push(...rows.map((r) => ({ ...r, day: Number(r.day) })));
+    }
+    return found;
   }
 
   /** The sketches already kept for these organization days. */
@@ -148,8 +273,11 @@ export class RollupRepository {
     return found;
   }
 
-  /** Adds the figures to each player's day. */
-  async addToDays(rows: DayFigures[]): Promise<void> {
+  /**
+   * Adds the figures to each player's day, and sets its sketches where a row has them (already merged
+   * with the kept ones: as for setOrgDays, only rollup batches write them).
+   */
+  async addToDays(rows: Array<DayFigures & DaySketches>): Promise<void> {
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       await this.db
         .insertInto('analytics_days')
@@ -162,6 +290,8 @@ export class RollupRepository {
             completions: sql`analytics_days.completions + excluded.completions`,
             watch_seconds: sql`analytics_days.watch_seconds + excluded.watch_seconds`,
             cta_clicks: sql`analytics_days.cta_clicks + excluded.cta_clicks`,
+            viewers: sql`coalesce(excluded.viewers, analytics_days.viewers)`,
+            emails: sql`coalesce(excluded.emails, analytics_days.emails)`,
           }),
         )
         .execute();
@@ -246,5 +376,5 @@ export class RollupRepository {
 }
 
 const KEYS_PER_STATEMENT = 300;
-/** Nine columns a row: well under SQLite's and PostgreSQL's limits of bound values. */
+/** Eleven columns a row: well under SQLite's (32,766) and PostgreSQL's (65,535) limits of bound values. */
 const ROWS_PER_STATEMENT = 500;

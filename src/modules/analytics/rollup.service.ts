@@ -5,7 +5,7 @@ import { isPostgres } from '../../db/dialect.ts';
 import type { DB } from '../../db/schema.ts';
 import { scheduleRecurring } from '../housekeeping/recurring.ts';
 import { DistinctSketch } from './distinct-sketch.ts';
-import type { OrgDay, RollupRepository } from './rollup.repository.ts';
+import type { DayKey, DaySketches, DistinctValue, OrgDay, RollupRepository } from './rollup.repository.ts';
 
 export interface RollupOptions {
   /** Seconds from one run to the next (ANALYTICS_ROLLUP_SECONDS): the freshness of the rolled-up figures. */
@@ -96,16 +96,23 @@ export class RollupService {
       const to = Math.min(from + this.batchSize, bound);
       // Read outside the transaction, which then only writes: the reports up to `bound` are committed.
       // (One erased by a GDPR request meanwhile may still be counted: rollups keep figures and hashes.)
-      const figures = await this.repo.figuresOf(from, to);
+      const range = { afterId: from, toId: to };
+      const distinct = await this.repo.distinctOf(range);
       // The days' sketches are merged before the transaction too: only batches write them, and one that
       // finds the progress moved is not applied, so what was read stands if it is. The transaction then
       // only writes, and holds SQLite's one write lock for that alone (the server's writes wait it out).
-      const sketches = await this.sketchesWith(await this.repo.distinctOf(from, to));
+      const playerDays = await merged(distinct, playerDayKey, (keys) => this.repo.playerDaySketches(keys));
+      const figures = (await this.repo.figuresOf(range)).map((f) => ({ ...f, ...(playerDays.get(playerDayKey(f)) ?? NO_SKETCHES) }));
+      const orgDays = await merged(
+        distinct.map(({ organization_id, day, kind, value }) => ({ organization_id, day, kind, value })),
+        orgDayKey,
+        (keys) => this.repo.orgDaySketches(keys),
+      );
       const applied = await this.db.transaction().execute(async (trx) => {
         const repo = this.repo.with(trx);
         if ((await repo.lockProgress()) !== from) return false;
         await repo.addToDays(figures);
-        if (sketches.length > 0) await repo.setOrgDays(sketches);
+        if (orgDays.size > 0) await repo.setOrgDays([...orgDays.values()]);
         await repo.setProgress(to);
         return true;
       });
@@ -132,21 +139,34 @@ export class RollupService {
     }
     return { last_event_id: from, batches, complete: true };
   }
+}
 
-  /** The organizations' days that a batch's distinct values fall on, their sketches with those values added. */
-  private async sketchesWith(distinct: Array<OrgDay & { kind: 'viewers' | 'emails'; value: string }>) {
-    const key = (k: OrgDay) => `${k.organization_id}:${k.day}`;
-    const days = new Map<string, OrgDay>();
-    for (const d of distinct) days.set(key(d), { organization_id: d.organization_id, day: d.day });
-    if (days.size === 0) return [];
-    const kept = new Map((await this.repo.orgDaySketches([...days.values()])).map((r) => [key(r), r]));
-    const sketches = new Map(
-      [...days.keys()].map((k) => [k, { viewers: DistinctSketch.from(kept.get(k)?.viewers), emails: DistinctSketch.from(kept.get(k)?.emails) }]),
-    );
-    for (const d of distinct) sketches.get(key(d))![d.kind].add(d.value);
-    return [...days.entries()].map(([k, day]) => {
-      const s = sketches.get(k)!;
-      return { ...day, viewers: s.viewers.toBuffer(), emails: s.emails.toBuffer() };
-    });
+const NO_SKETCHES: DaySketches = { viewers: null, emails: null };
+const orgDayKey = (k: OrgDay) => `${k.organization_id}:${k.day}`;
+const playerDayKey = (k: DayKey) => `${k.organization_id}:${k.day}:${k.player_id}`;
+
+/**
+ * The days (an organization's or a player's) that a batch's distinct values fall on, each with its
+ * kept sketches and those values added.
+ */
+async function merged<K extends OrgDay>(
+  distinct: Array<K & Pick<DistinctValue, 'kind' | 'value'>>,
+  keyOf: (k: K) => string,
+  kept: (keys: K[]) => Promise<Array<K & DaySketches>>,
+): Promise<Map<string, K & DaySketches>> {
+  const days = new Map<string, K>();
+  for (const d of distinct) if (!days.has(keyOf(d))) days.set(keyOf(d), d);
+  if (days.size === 0) return new Map();
+  const stored = new Map((await kept([...days.values()])).map((r) => [keyOf(r), r]));
+  const sketches = new Map(
+    [...days.keys()].map((k) => [k, { viewers: DistinctSketch.from(stored.get(k)?.viewers), emails: DistinctSketch.from(stored.get(k)?.emails) }]),
+  );
+  for (const d of distinct) sketches.get(keyOf(d))![d.kind].add(d.value);
+  const out = new Map<string, K & DaySketches>();
+  for (const [k, day] of days) {
+    const s = sketches.get(k)!;
+    const { kind: _kind, value: _value, ...key } = day as K & Partial<Pick<DistinctValue, 'kind' | 'value'>>;
+    out.set(k, { ...(key as K), viewers: s.viewers.toBuffer(), emails: s.emails.toBuffer() });
   }
+  return out;
 }
