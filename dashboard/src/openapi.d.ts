@@ -9880,11 +9880,11 @@ export interface paths {
                             to: string;
                             /** @description Player loads (pages that showed the player) */
                             loads: number;
-                            /** @description Loads in which playback started */
+                            /** @description Loads whose playback first started in the period */
                             plays: number;
                             /** @description Chapters whose playback started (one per chapter per load) */
                             views: number;
-                            /** @description Distinct visitors among the views (an opted-out viewer counts once per load) */
+                            /** @description Distinct visitors among the views (an opted-out viewer counts once per load); exact up to 2,730, estimated beyond (about 1 %) */
                             unique_viewers: number;
                             /** @description plays / loads (0 without loads) */
                             play_rate: number;
@@ -9894,7 +9894,7 @@ export interface paths {
                             average_view_seconds: number;
                             /** @description Seconds of playback (what was watched again counts again; seeks count nothing) */
                             total_watch_seconds: number;
-                            /** @description Distinct email addresses of identified views */
+                            /** @description Distinct email addresses of identified views; exact up to 2,730, estimated beyond (about 1 %) */
                             identified_viewers: number;
                             cta_clicks: number;
                         };
@@ -9955,11 +9955,11 @@ export interface paths {
                             to: string;
                             /** @description Player loads (pages that showed the player) */
                             loads: number;
-                            /** @description Loads in which playback started */
+                            /** @description Loads whose playback first started in the period */
                             plays: number;
                             /** @description Chapters whose playback started (one per chapter per load) */
                             views: number;
-                            /** @description Distinct visitors among the views (an opted-out viewer counts once per load) */
+                            /** @description Distinct visitors among the views (an opted-out viewer counts once per load); exact up to 2,730, estimated beyond (about 1 %) */
                             unique_viewers: number;
                             /** @description plays / loads (0 without loads) */
                             play_rate: number;
@@ -9969,7 +9969,7 @@ export interface paths {
                             average_view_seconds: number;
                             /** @description Seconds of playback (what was watched again counts again; seeks count nothing) */
                             total_watch_seconds: number;
-                            /** @description Distinct email addresses of identified views */
+                            /** @description Distinct email addresses of identified views; exact up to 2,730, estimated beyond (about 1 %) */
                             identified_viewers: number;
                             cta_clicks: number;
                         };
@@ -10436,11 +10436,11 @@ export interface paths {
                             to: string;
                             /** @description Player loads (pages that showed the player) */
                             loads: number;
-                            /** @description Loads in which playback started */
+                            /** @description Loads whose playback first started in the period */
                             plays: number;
                             /** @description Chapters whose playback started (one per chapter per load) */
                             views: number;
-                            /** @description Distinct visitors among the views (an opted-out viewer counts once per load) */
+                            /** @description Distinct visitors among the views (an opted-out viewer counts once per load); exact up to 2,730, estimated beyond (about 1 %) */
                             unique_viewers: number;
                             /** @description plays / loads (0 without loads) */
                             play_rate: number;
@@ -10450,7 +10450,7 @@ export interface paths {
                             average_view_seconds: number;
                             /** @description Seconds of playback (what was watched again counts again; seeks count nothing) */
                             total_watch_seconds: number;
-                            /** @description Distinct email addresses of identified views */
+                            /** @description Distinct email addresses of identified views; exact up to 2,730, estimated beyond (about 1 %) */
                             identified_viewers: number;
                             cta_clicks: number;
                             /** @description The ten players with the most views in the period */

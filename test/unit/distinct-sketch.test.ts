@@ -43,6 +43,20 @@ describe('DistinctSketch', () => {
     expect(a.toBuffer().equals(b.toBuffer())).toBe(true);
   });
 
+  it('merging stored bytes equals merging the sketch they store, sparse or dense, into either', () => {
+    const big = range(0, 20_000);
+    const small = range(19_000, 21_000, 'visitor-');
+    for (const [into, stored] of [
+      [small, big],
+      [big, small],
+      [small, range(20_500, 21_500, 'visitor-')],
+    ]) {
+      const merged = sketchOf(into).merge(sketchOf(stored));
+      const fromBytes = sketchOf(into).mergeBytes(sketchOf(stored).toBuffer());
+      expect(fromBytes.toBuffer().equals(merged.toBuffer())).toBe(true);
+    }
+  });
+
   it('refuses bytes that are not a sketch', () => {
     expect(() => DistinctSketch.from(Buffer.from([7, 1, 2]))).toThrow(/encoding/);
     expect(() => DistinctSketch.from(Buffer.from([1, 0]))).toThrow(/size/);

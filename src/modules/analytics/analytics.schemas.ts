@@ -17,14 +17,16 @@ const Period = {
 
 const Figures = {
   loads: Type.Integer({ description: 'Player loads (pages that showed the player)' }),
-  plays: Type.Integer({ description: 'Loads in which playback started' }),
+  plays: Type.Integer({ description: 'Loads whose playback first started in the period' }),
   views: Type.Integer({ description: 'Chapters whose playback started (one per chapter per load)' }),
-  unique_viewers: Type.Integer({ description: 'Distinct visitors among the views (an opted-out viewer counts once per load)' }),
+  unique_viewers: Type.Integer({
+    description: 'Distinct visitors among the views (an opted-out viewer counts once per load); exact up to 2,730, estimated beyond (about 1 %)',
+  }),
   play_rate: Type.Number({ description: 'plays / loads (0 without loads)' }),
   completion_rate: Type.Number({ description: 'Views watched to the end (100 % of their time actually played) / views' }),
   average_view_seconds: Type.Number({ description: 'total_watch_seconds / views' }),
   total_watch_seconds: Type.Number({ description: 'Seconds of playback (what was watched again counts again; seeks count nothing)' }),
-  identified_viewers: Type.Integer({ description: 'Distinct email addresses of identified views' }),
+  identified_viewers: Type.Integer({ description: 'Distinct email addresses of identified views; exact up to 2,730, estimated beyond (about 1 %)' }),
   cta_clicks: Type.Integer(),
 };
 

@@ -181,9 +181,8 @@ export class AnalyticsService {
   async playerSummary(organizationId: number, ref: PlayerRef, query: PeriodQuery): Promise<PlayerAnalytics> {
     const period = periodOf(query);
     const player = await this.player(organizationId, ref);
-    const total = emptyDay();
-    for (const day of (await this.playerDays(organizationId, player.id, period.fromMs, period.toMs)).values()) addDay(total, day);
-    return { player_id: player.id, from: period.from, to: period.to, ...figures(totalsOfDay(total)) };
+    const all = await this.playerFigures(organizationId, player.id, period.fromMs, period.toMs, () => 'period');
+    return { player_id: player.id, from: period.from, to: period.to, ...figures(totalsOfDay(all.get('period') ?? emptyDay())) };
   }
 
   /** A player's views by country, device class or browser family. */
@@ -207,13 +206,8 @@ export class AnalyticsService {
       for (const r of await this.repo.series(organizationId, player.id, period.fromMs, period.toMs, interval)) found.set(r.bucket, r);
     } else {
       // Whole days: from the player's days, as its figures.
-      const buckets = new Map<string, PlayerDay>();
-      for (const [day, figures] of await this.playerDays(organizationId, player.id, period.fromMs, period.toMs)) {
-        const key = bucketKeyOf(interval, day);
-        if (!buckets.has(key)) buckets.set(key, emptyDay());
-        addDay(buckets.get(key)!, figures);
-      }
-      for (const [key, day] of buckets) found.set(key, totalsOfDay(day));
+      const buckets = await this.playerFigures(organizationId, player.id, period.fromMs, period.toMs, (day) => bucketKeyOf(interval, day));
+      for (const [key, bucket] of buckets) found.set(key, totalsOfDay(bucket));
     }
     const rows = bucketsOf(interval, period.fromMs, period.toMs).map(({ key, start }) => {
       const t = found.get(key) ?? EMPTY;
@@ -232,29 +226,40 @@ export class AnalyticsService {
   }
 
   /**
-   * A player's figures and sketches of distinct viewers and addresses per day of [fromMs, toMs)
-   * (docs/analytics.md, "A player's figures"): its rolled-up days, with the reports not yet rolled up
-   * added (so they are fresh at once), and, for days before the rollups kept players' sketches
-   * (`player_days_since`, migration 0036), its reports.
+   * A player's figures and distinct viewers and addresses over [fromMs, toMs), summed per `bucketOf`
+   * its days (docs/analytics.md, "A player's figures"): its rolled-up days, with the reports not yet
+   * rolled up added (so they are fresh at once), and, for days before the rollups kept players'
+   * sketches (`player_days_since`, migration 0036), its reports. Each stored sketch is merged once,
+   * into its bucket.
    */
-  private async playerDays(organizationId: number, playerId: number, fromMs: number, toMs: number): Promise<Map<number, PlayerDay>> {
+  private async playerFigures(
+    organizationId: number,
+    playerId: number,
+    fromMs: number,
+    toMs: number,
+    bucketOf: (day: number) => string,
+  ): Promise<Map<string, PlayerDay>> {
     const { progress, newest, since, days } = await this.rollups.playerDays(organizationId, playerId, fromMs, toMs);
     const player = { organizationId, playerId };
     const ranges: Array<ReportRange & { fromMs: number; toMs: number }> = [
       { ...player, afterId: progress, toId: newest, fromMs: Math.max(fromMs, since), toMs },
     ];
     if (fromMs < since) ranges.push({ ...player, fromMs, toMs: Math.min(toMs, since) });
-    const out = new Map<number, PlayerDay>();
+    const out = new Map<string, PlayerDay>();
     const at = (day: number) => {
-      if (!out.has(day)) out.set(day, emptyDay());
-      return out.get(day)!;
+      const key = bucketOf(day);
+      if (!out.has(key)) out.set(key, emptyDay());
+      return out.get(key)!;
     };
     for (const d of days) {
-      addDay(at(d.day), { ...d, viewers: DistinctSketch.from(d.viewers), emails: DistinctSketch.from(d.emails) });
+      const bucket = at(d.day);
+      addFigures(bucket, d);
+      bucket.viewers.mergeBytes(d.viewers);
+      bucket.emails.mergeBytes(d.emails);
     }
     for (const range of ranges) {
       if (range.fromMs >= range.toMs) continue;
-      for (const f of await this.rollups.figuresOf(range)) addDay(at(f.day), { ...f, viewers: null, emails: null });
+      for (const f of await this.rollups.figuresOf(range)) addFigures(at(f.day), f);
       for (const v of await this.rollups.distinctOf(range)) at(v.day)[v.kind].add(v.value);
     }
     return out;
@@ -420,16 +425,14 @@ const emptyDay = (): PlayerDay => ({
   emails: new DistinctSketch(),
 });
 
-/** Adds a day's figures to `into`, and merges its sketches (null: none to merge). */
-function addDay(into: PlayerDay, day: Omit<PlayerDay, 'viewers' | 'emails'> & { viewers: DistinctSketch | null; emails: DistinctSketch | null }): void {
+/** Adds a day's additive figures to `into`. */
+function addFigures(into: PlayerDay, day: Omit<PlayerDay, 'viewers' | 'emails'>): void {
   into.loads += day.loads;
   into.plays += day.plays;
   into.views += day.views;
   into.completions += day.completions;
   into.watch_seconds += day.watch_seconds;
   into.cta_clicks += day.cta_clicks;
-  if (day.viewers) into.viewers.merge(day.viewers);
-  if (day.emails) into.emails.merge(day.emails);
 }
 
 const totalsOfDay = (d: PlayerDay): PlayerTotals => ({

@@ -18,18 +18,23 @@ export class DistinctSketch {
   }
 
   static from(bytes: Uint8Array | null | undefined): DistinctSketch {
-    const sketch = new DistinctSketch();
-    if (!bytes || bytes.length === 0) return sketch;
+    return new DistinctSketch().mergeBytes(bytes);
+  }
+
+  /** Merges a stored sketch (toBuffer's bytes) into this one, without building it first. */
+  mergeBytes(bytes: Uint8Array | null | undefined): this {
+    if (!bytes || bytes.length === 0) return this;
     const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (buf[0] === DENSE) {
       if (buf.length !== 1 + REGISTERS) throw new Error('distinct sketch: registers of the wrong size');
-      sketch.hashes = null;
-      sketch.registers = new Uint8Array(buf.subarray(1));
-      return sketch;
+      if (this.hashes) this.densify();
+      const mine = this.registers!;
+      for (let i = 0; i < REGISTERS; i++) if (buf[1 + i] > mine[i]) mine[i] = buf[1 + i];
+      return this;
     }
     if (buf[0] !== SPARSE || (buf.length - 1) % HASH_BYTES !== 0) throw new Error('distinct sketch: unknown encoding');
-    for (let at = 1; at < buf.length; at += HASH_BYTES) sketch.addHash(buf.readUIntBE(at, HASH_BYTES));
-    return sketch;
+    for (let at = 1; at < buf.length; at += HASH_BYTES) this.addHash(buf.readUIntBE(at, HASH_BYTES));
+    return this;
   }
 
   add(value: string): this {

@@ -62,12 +62,20 @@ export interface PlayerDays {
 }
 
 /**
- * Narrows a query of the reports to a range. With `afterId` (the reports not yet rolled up, a few
- * seconds' worth) the player and time are compared without their indexes (`+column`, on both
+ * Reports of an id range up to which they are found by id (the player's and time's indexes set aside):
+ * what the rollups have not yet read, a few seconds' worth (ANALYTICS_ROLLUP_SECONDS) while they keep
+ * up. Beyond (the rollups stopped, or catching up a backlog), the planner chooses.
+ */
+const BY_ID_AT_MOST = 100_000;
+
+/**
+ * Narrows a query of the reports to a range. For a range of at most BY_ID_AT_MOST ids (the reports
+ * not yet rolled up), the player and time are compared without their indexes (`+column`, on both
  * dialects), so that the reports are found by id: a popular player's index would read all of its period.
  */
 function inRange<O>(qb: SelectQueryBuilder<DB, 'analytics_events', O>, r: ReportRange): SelectQueryBuilder<DB, 'analytics_events', O> {
-  const column = (name: 'organization_id' | 'player_id' | 'created_at') => (r.afterId !== undefined ? sql<number>`+${sql.ref(name)}` : sql.ref<number>(name));
+  const byId = r.afterId !== undefined && r.toId !== undefined && r.toId - r.afterId <= BY_ID_AT_MOST;
+  const column = (name: 'organization_id' | 'player_id' | 'created_at') => (byId ? sql<number>`+${sql.ref(name)}` : sql.ref<number>(name));
   let q = qb;
   if (r.afterId !== undefined) q = q.where('id', '>', r.afterId);
   if (r.toId !== undefined) q = q.where('id', '<=', r.toId);
