@@ -70,6 +70,14 @@ describe("SQLite's planner statistics, gathered off the event loop", () => {
   let file: string;
   let org: OrgContext;
   let player: Awaited<ReturnType<typeof createPlayer>>;
+  /** One player has every report, an address a few hundred: with the statistics, the address's index. */
+  const addressPlan = async (db: Kysely<any>) =>
+    (
+      await sql<{ detail: string }>`explain query plan select id from analytics_events
+        where organization_id = ${org.organizationId} and player_id = ${player.id} and email = ${'viewer1@example.com'}`.execute(db)
+    ).rows
+      .map((r) => r.detail)
+      .join();
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelbase-statistics-'));
@@ -150,14 +158,7 @@ describe("SQLite's planner statistics, gathered off the event loop", () => {
     await forget(t, 'analytics_events');
     const thread = new SqliteReadThread(file, t.database.db);
     const statistics = new SqlitePlannerStatistics(t.database.db, file, { onGathered: () => thread.statisticsChanged() });
-    // One player has every report, an address a few hundred: with the statistics, the address's index.
-    const plan = async () =>
-      (
-        await sql<{ detail: string }>`explain query plan select id from analytics_events
-          where organization_id = ${org.organizationId} and player_id = ${player.id} and email = ${'viewer1@example.com'}`.execute(thread.db)
-      ).rows
-        .map((r) => r.detail)
-        .join();
+    const plan = () => addressPlan(thread.db);
     try {
       expect(await plan()).not.toContain('analytics_events_email_idx');
       await statistics.refresh();
@@ -208,13 +209,7 @@ describe("SQLite's planner statistics, gathered off the event loop", () => {
     const follower = new SqlitePlannerStatistics(other.db, file, { onGathered: () => otherThread.statisticsChanged() });
     const staleThere = () => tablesToAnalyze(other.db as Kysely<any>);
     // The thread has no clock of its own: it reads new statistics when the follower tells it.
-    const threadPlan = async () =>
-      (
-        await sql<{ detail: string }>`explain query plan select id from analytics_events
-          where organization_id = ${org.organizationId} and player_id = ${player.id} and email = ${'viewer1@example.com'}`.execute(otherThread.db)
-      ).rows
-        .map((r) => r.detail)
-        .join();
+    const threadPlan = () => addressPlan(otherThread.db);
     const until = async (check: (tables: string[]) => boolean) => {
       for (const deadline = Date.now() + 3_000; !check(await staleThere()) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 20));
       return staleThere();

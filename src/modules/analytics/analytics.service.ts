@@ -22,7 +22,7 @@ import type {
 } from './analytics.schemas.ts';
 import type { ClientFacts } from './client-facts.ts';
 import { DistinctSketch } from './distinct-sketch.ts';
-import type { ReportRange, RollupRepository } from './rollup.repository.ts';
+import type { AdditiveFigures, ReportRange, RollupRepository } from './rollup.repository.ts';
 import type { Countries } from './countries.ts';
 import { bucketKeyOf, bucketsOf, DAY_MS, tenths } from './intervals.ts';
 
@@ -403,13 +403,7 @@ const TOP_PLAYERS = 10;
 const EMPTY: PlayerTotals = { loads: 0, plays: 0, views: 0, completions: 0, unique_viewers: 0, watch_seconds: 0, identified_viewers: 0, cta_clicks: 0 };
 
 /** A day's (or a bucket's, or a period's) figures of a player, with its distinct viewers and addresses. */
-interface PlayerDay {
-  loads: number;
-  plays: number;
-  views: number;
-  completions: number;
-  watch_seconds: number;
-  cta_clicks: number;
+interface PlayerDay extends AdditiveFigures {
   viewers: DistinctSketch;
   emails: DistinctSketch;
 }
@@ -426,7 +420,7 @@ const emptyDay = (): PlayerDay => ({
 });
 
 /** Adds a day's additive figures to `into`. */
-function addFigures(into: PlayerDay, day: Omit<PlayerDay, 'viewers' | 'emails'>): void {
+function addFigures(into: PlayerDay, day: AdditiveFigures): void {
   into.loads += day.loads;
   into.plays += day.plays;
   into.views += day.views;

@@ -16,8 +16,8 @@ export interface OrgDay {
   day: number;
 }
 
-/** The additive figures of a player's day (what the reports of one batch add to it). */
-export interface DayFigures extends DayKey {
+/** The figures that add up from day to day (the distinct counts do not: sketches merge). */
+export interface AdditiveFigures {
   loads: number;
   plays: number;
   views: number;
@@ -25,6 +25,9 @@ export interface DayFigures extends DayKey {
   watch_seconds: number;
   cta_clicks: number;
 }
+
+/** The additive figures of a player's day (what the reports of one batch add to it). */
+export interface DayFigures extends DayKey, AdditiveFigures {}
 
 export interface DaySketches {
   viewers: Uint8Array | null;
