@@ -15,13 +15,6 @@ export function double(db: Kysely<any>): 'double precision' | 'real' {
   return isPostgres(db) ? 'double precision' : 'real';
 }
 
-/** The calendar month (UTC) of an epoch-milliseconds column, as 'YYYY-MM'. */
-export function monthOfMs(db: Kysely<any>, column: Expression<unknown>): RawBuilder<string> {
-  return isPostgres(db)
-    ? sql<string>`to_char(to_timestamp(${column} / 1000.0) at time zone 'UTC', 'YYYY-MM')`
-    : sql<string>`strftime('%Y-%m', ${column} / 1000, 'unixepoch')`;
-}
-
 /** Bytes: BLOB on SQLite, bytea on PostgreSQL (both drivers answer a Buffer). */
 export function bytes(db: Kysely<any>): 'bytea' | 'blob' {
   return isPostgres(db) ? 'bytea' : 'blob';

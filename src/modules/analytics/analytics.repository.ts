@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
-import { laterOf, monthOfMs } from '../../db/dialect.ts';
+import { laterOf } from '../../db/dialect.ts';
 import type { AnalyticsEventsTable, DB } from '../../db/schema.ts';
-import { intervalMs, intervalOffsetMs, type Interval } from './intervals.ts';
+import { intervalMs } from './intervals.ts';
 
 export type NewAnalyticsEvent = Insertable<AnalyticsEventsTable>;
 
@@ -60,12 +60,14 @@ export class AnalyticsRepository {
     return rows.some((r) => r.type === 'identified_view') ? this.db.transaction().execute(insert) : insert(this.db);
   }
 
-  /** A player's totals per hour (src/modules/analytics/intervals.ts), from its reports. Only intervals with reports are answered. */
-  async series(organizationId: number, playerId: number, fromMs: number, toMs: number, interval: Interval) {
-    const bucket = interval === 'month' ? monthOfMs(this.reads, sql.ref('created_at')) : fixedBucket(interval);
+  /**
+   * A player's totals per hour, keyed as bucketsOf keys hours (src/modules/analytics/intervals.ts), from
+   * its reports; only hours with reports are answered. Days, weeks and months come from its rolled-up days.
+   */
+  async hourly(organizationId: number, playerId: number, fromMs: number, toMs: number) {
     const rows = await this.reads
       .selectFrom('analytics_events')
-      .select([bucket.as('bucket'), ...TOTALS])
+      .select([HOUR.as('bucket'), ...TOTALS])
       .where('organization_id', '=', organizationId)
       .where('player_id', '=', playerId)
       .where('created_at', '>=', fromMs)
@@ -242,13 +244,8 @@ export class AnalyticsRepository {
   }
 }
 
-/** The start (ms, as text) of the hour, day or week of a report: the keys bucketsOf lists. */
-function fixedBucket(interval: Exclude<Interval, 'month'>) {
-  // Literal integers: a bound JavaScript number is a REAL to SQLite, and its division would not truncate.
-  const size = sql.lit(intervalMs(interval));
-  const offset = sql.lit(intervalOffsetMs(interval));
-  return sql<string>`cast(((created_at - ${offset}) / ${size}) * ${size} + ${offset} as text)`;
-}
+/** The start (ms, as text) of a report's hour. A literal integer: a bound number is a REAL to SQLite, whose division would not truncate. */
+const HOUR = sql<string>`cast((created_at / ${sql.lit(intervalMs('hour'))}) * ${sql.lit(intervalMs('hour'))} as text)`;
 
 /** A viewer: the visitor, or the load of a viewer without a visitor id (Do-Not-Track). */
 const VIEWER = sql`coalesce(visitor_id, session_id)`;

@@ -203,14 +203,15 @@ export class AnalyticsService {
     const player = await this.player(organizationId, ref);
     const found = new Map<string, PlayerTotals>();
     if (interval === 'hour') {
-      for (const r of await this.repo.series(organizationId, player.id, period.fromMs, period.toMs, interval)) found.set(r.bucket, r);
+      for (const r of await this.repo.hourly(organizationId, player.id, period.fromMs, period.toMs)) found.set(r.bucket, r);
     } else {
       // Whole days: from the player's days, as its figures.
       const buckets = await this.playerFigures(organizationId, player.id, period.fromMs, period.toMs, (day) => bucketKeyOf(interval, day));
       for (const [key, bucket] of buckets) found.set(key, totalsOfDay(bucket));
     }
+    const none = totalsOfDay(emptyDay());
     const rows = bucketsOf(interval, period.fromMs, period.toMs).map(({ key, start }) => {
-      const t = found.get(key) ?? EMPTY;
+      const t = found.get(key) ?? none;
       return {
         start,
         loads: t.loads,
@@ -400,7 +401,6 @@ const MAX_HOUR_DAYS = 31;
 const RETENTION_SECONDS = 600;
 const RETENTION_POINTS = 200;
 const TOP_PLAYERS = 10;
-const EMPTY: PlayerTotals = { loads: 0, plays: 0, views: 0, completions: 0, unique_viewers: 0, watch_seconds: 0, identified_viewers: 0, cta_clicks: 0 };
 
 /** A day's (or a bucket's, or a period's) figures of a player, with its distinct viewers and addresses. */
 interface PlayerDay extends AdditiveFigures {

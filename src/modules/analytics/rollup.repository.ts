@@ -244,10 +244,8 @@ export class RollupRepository {
 
   /** The sketches already kept for these players' days. */
   async playerDaySketches(keys: DayKey[]): Promise<Array<DayKey & DaySketches>> {
-    const found: Array<DayKey & DaySketches> = [];
-    for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
-      const chunk = keys.slice(i, i + KEYS_PER_STATEMENT);
-      const rows = await this.db
+    const rows = await inChunks(keys, (chunk) =>
+      this.db
         .selectFrom('analytics_days')
         .select(['organization_id', 'player_id', 'day', 'viewers', 'emails'])
         .where((eb) =>
@@ -257,18 +255,15 @@ export class RollupRepository {
             chunk.map((k) => eb.tuple(k.organization_id, k.day, k.player_id)),
           ),
         )
-        .execute();
-      found.push(...rows.map((r) => ({ ...r, day: Number(r.day) })));
-    }
-    return found;
+        .execute(),
+    );
+    return rows.map((r) => ({ ...r, day: Number(r.day) }));
   }
 
   /** The sketches already kept for these organization days. */
   async orgDaySketches(keys: OrgDay[]): Promise<Array<OrgDay & DaySketches>> {
-    const found: Array<OrgDay & DaySketches> = [];
-    for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
-      const chunk = keys.slice(i, i + KEYS_PER_STATEMENT);
-      const rows = await this.db
+    const rows = await inChunks(keys, (chunk) =>
+      this.db
         .selectFrom('analytics_org_days')
         .select(['organization_id', 'day', 'viewers', 'emails'])
         .where((eb) =>
@@ -278,10 +273,9 @@ export class RollupRepository {
             chunk.map((k) => eb.tuple(k.organization_id, k.day)),
           ),
         )
-        .execute();
-      found.push(...rows.map((r) => ({ ...r, day: Number(r.day) })));
-    }
-    return found;
+        .execute(),
+    );
+    return rows.map((r) => ({ ...r, day: Number(r.day) }));
   }
 
   /**
@@ -384,6 +378,13 @@ export class RollupRepository {
       .execute();
     return rows.map((r) => ({ player_id: r.player_id, uuid: r.uuid, name: r.name, views: Number(r.views ?? 0), watch_seconds: Number(r.watch_seconds ?? 0) }));
   }
+}
+
+/** `read`'s rows for each chunk of `keys` that one statement's tuple `in` takes, together. */
+async function inChunks<K, R>(keys: K[], read: (chunk: K[]) => Promise<R[]>): Promise<R[]> {
+  const found: R[] = [];
+  for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) found.push(...(await read(keys.slice(i, i + KEYS_PER_STATEMENT))));
+  return found;
 }
 
 const KEYS_PER_STATEMENT = 300;

@@ -101,13 +101,9 @@ export class RollupService {
       // The days' sketches are merged before the transaction too: only batches write them, and one that
       // finds the progress moved is not applied, so what was read stands if it is. The transaction then
       // only writes, and holds SQLite's one write lock for that alone (the server's writes wait it out).
-      const playerDays = await merged(distinct, playerDayKey, (keys) => this.repo.playerDaySketches(keys));
+      const playerDays = await merged(distinct, playerDayKey, playerDayOf, (keys) => this.repo.playerDaySketches(keys));
       const figures = (await this.repo.figuresOf(range)).map((f) => ({ ...f, ...(playerDays.get(playerDayKey(f)) ?? NO_SKETCHES) }));
-      const orgDays = await merged(
-        distinct.map(({ organization_id, day, kind, value }) => ({ organization_id, day, kind, value })),
-        orgDayKey,
-        (keys) => this.repo.orgDaySketches(keys),
-      );
+      const orgDays = await merged(distinct, orgDayKey, orgDayOf, (keys) => this.repo.orgDaySketches(keys));
       const applied = await this.db.transaction().execute(async (trx) => {
         const repo = this.repo.with(trx);
         if ((await repo.lockProgress()) !== from) return false;
@@ -143,19 +139,25 @@ export class RollupService {
 
 const NO_SKETCHES: DaySketches = { viewers: null, emails: null };
 const orgDayKey = (k: OrgDay) => `${k.organization_id}:${k.day}`;
+const orgDayOf = ({ organization_id, day }: OrgDay): OrgDay => ({ organization_id, day });
 const playerDayKey = (k: DayKey) => `${k.organization_id}:${k.day}:${k.player_id}`;
+const playerDayOf = ({ organization_id, day, player_id }: DayKey): DayKey => ({ organization_id, day, player_id });
 
 /**
- * The days (an organization's or a player's) that a batch's distinct values fall on, each with its
- * kept sketches and those values added.
+ * The days (an organization's or a player's: `dayOf` a value's, `keyOf` its name) that a batch's
+ * distinct values fall on, each with its kept sketches and those values added.
  */
 async function merged<K extends OrgDay>(
-  distinct: Array<K & Pick<DistinctValue, 'kind' | 'value'>>,
-  keyOf: (k: K) => string,
+  distinct: DistinctValue[],
+  keyOf: (k: K | DistinctValue) => string,
+  dayOf: (d: DistinctValue) => K,
   kept: (keys: K[]) => Promise<Array<K & DaySketches>>,
 ): Promise<Map<string, K & DaySketches>> {
   const days = new Map<string, K>();
-  for (const d of distinct) if (!days.has(keyOf(d))) days.set(keyOf(d), d);
+  for (const d of distinct) {
+    const k = keyOf(d);
+    if (!days.has(k)) days.set(k, dayOf(d));
+  }
   if (days.size === 0) return new Map();
   const stored = new Map((await kept([...days.values()])).map((r) => [keyOf(r), r]));
   const sketches = new Map(
@@ -165,8 +167,7 @@ async function merged<K extends OrgDay>(
   const out = new Map<string, K & DaySketches>();
   for (const [k, day] of days) {
     const s = sketches.get(k)!;
-    const { kind: _kind, value: _value, ...key } = day as K & Partial<Pick<DistinctValue, 'kind' | 'value'>>;
-    out.set(k, { ...(key as K), viewers: s.viewers.toBuffer(), emails: s.emails.toBuffer() });
+    out.set(k, { ...day, viewers: s.viewers.toBuffer(), emails: s.emails.toBuffer() });
   }
   return out;
 }
