@@ -38,6 +38,15 @@ const EXTERNAL = [
   'hls.js',
 ];
 
+/**
+ * `text` with every character beyond ASCII written as its escape. esbuild escapes them in code (its
+ * default charset); what it leaves is in the packages' comments (an em dash, a §), where an escape
+ * changes nothing. An ASCII bundle is read without decoding UTF-8 (scripts/run-bundle.mjs).
+ */
+function asciiOnly(text) {
+  return text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 const started = performance.now();
 const result = await build({
   write: false,
@@ -73,7 +82,7 @@ fs.mkdirSync(dist, { recursive: true });
 for (const file of fs.readdirSync(dist)) if (file.endsWith('.cache')) fs.rmSync(path.join(dist, file), { force: true });
 for (const output of result.outputFiles) {
   const temporary = `${output.path}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, output.contents);
+  fs.writeFileSync(temporary, output.path.endsWith('.cjs') ? asciiOnly(output.text) : output.contents);
   fs.renameSync(temporary, output.path);
 }
 fs.writeFileSync(path.join(dist, '.built'), `${new Date().toISOString()}\n`);

@@ -4,6 +4,7 @@
  * their files or packages at run time are exercised through it: the player's assets, the docs UI,
  * the tus server, the ffmpeg probe cache. The CLI runs its own bundle, dist/cli.cjs (scripts/cli.mjs).
  */
+import { isAscii } from 'node:buffer';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -69,6 +70,11 @@ describe('the bundle npm start runs', () => {
     };
     return { child, stderr: () => stderr, stop };
   }
+
+  it('leaves the bundles ASCII, read without decoding UTF-8', () => {
+    // The packages' comments hold a few em dashes and §s: written as escapes (scripts/build.mjs).
+    for (const name of ['server', 'cli', 'rollup-thread']) expect(isAscii(fs.readFileSync(path.join(ROOT, 'dist', `${name}.cjs`))), name).toBe(true);
+  });
 
   it("serves the API, the pages' assets, the docs UI and tus uploads from its code cache", { timeout: 90_000 }, async () => {
     // The first start compiles the bundle and writes the code cache a few seconds in.
