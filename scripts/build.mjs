@@ -44,7 +44,7 @@ const EXTERNAL = [
  * changes nothing. An ASCII bundle is read without decoding UTF-8 (scripts/run-bundle.mjs).
  */
 function asciiOnly(text) {
-  return text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 const started = performance.now();
