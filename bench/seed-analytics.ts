@@ -86,10 +86,15 @@ export async function seedAnalytics(app: FastifyInstance, database: Database, to
            'seed:' || n.i,
            ${sql.lit(nowMs)} - (cast(${load} as bigint) * 7919) % ${sql.lit(days * DAY_MS)}
     FROM ${numbersTo(dialect, events)}`.execute(db);
-  // What ingest writes beside each identified view: the address, last given then.
+  // What ingest writes beside each identified view: the address, last given then, in the organization and at its player.
   await sql`
     INSERT INTO analytics_identified (organization_id, email, last_seen)
     SELECT organization_id, email, max(created_at) FROM analytics_events WHERE type = 'identified_view' GROUP BY organization_id, email`.execute(db);
+  await sql`
+    INSERT INTO analytics_identified_players (organization_id, player_id, email, last_seen)
+    SELECT organization_id, player_id, email, max(created_at) FROM analytics_events WHERE type = 'identified_view' GROUP BY organization_id, player_id, email`.execute(
+    db,
+  );
   const seedSeconds = Math.round((performance.now() - started) / 1000);
   // What autovacuum, or on SQLite the housekeeping sweep, leaves. On SQLite in a file, gathered as the
   // sweep gathers them, beside viewers' reports, and timed (every table is stale: the first sweep

@@ -429,11 +429,19 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
     const stored = async () => (await t.database.db.selectFrom('analytics_events').select('id').where('player_id', '=', player.id).execute()).length;
 
     expect((await org.api.get(`${P}/analytics/viewers`)).body.viewers).toEqual([expect.objectContaining({ email: 'old@example.com', loads: 1 })]);
+    // The organization's row and the player's.
+    const identified = async () => [
+      ...(await t.database.db.selectFrom('analytics_identified').select('email').where('organization_id', '=', org.organizationId).execute()),
+      ...(await t.database.db.selectFrom('analytics_identified_players').select('email').where('organization_id', '=', org.organizationId).execute()),
+    ];
+    expect(await identified()).toEqual([{ email: 'old@example.com' }, { email: 'old@example.com' }]);
     // Not rolled up yet: kept, however old.
     await t.services.housekeeping.sweep(later);
     expect(await stored()).toBe(2);
-    // The address is no longer listed among the identified viewers (past retention, whatever the rollups).
+    // The address is no longer listed among the identified viewers (past retention, whatever the rollups),
+    // the organization's or the player's.
     expect((await org.api.get(`${P}/analytics/viewers`)).body.viewers).toEqual([]);
+    expect(await identified()).toEqual([]);
 
     await rollUp();
     const swept = await t.services.housekeeping.sweep(later);

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_UA, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
+import * as m0037 from '../src/db/migrations/0037_identified_by_player.ts';
 
 const P = '/dashboard/v1';
 const IPHONE_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -293,6 +294,92 @@ describe.each(dialects)('stored analytics on %s', (dialect) => {
     expect((await org.api.get(`${P}/analytics/viewers?email=ann@example.com`)).body.viewers).toEqual([]);
     expect((await org.api.get(`${P}/analytics/players/${b.id}/viewers`)).status).toBe(404);
     expect((await own.api.get(`${P}/analytics/viewers?email=not-an-address`)).status).toBe(422);
+  });
+
+  it("a player's identified viewers: those given at it, the latest there first (not at another player), each with its loads there", async () => {
+    const own = await createOrg(t);
+    const [a, b] = [await createPlayer(own.api), await createPlayer(own.api)];
+    const identify = async (player: { uuid: string }, load: string, email: string) => {
+      expect((await beacon(player.uuid, load, { type: 'view', percent_watched: 0 })).statusCode).toBe(204);
+      expect((await beacon(player.uuid, load, { type: 'identified_view', email })).statusCode).toBe(204);
+    };
+    // Ann at A, then Bob at A, then Ann at B: at A, Bob is the latest; in the organization, Ann.
+    await identify(a, 'w1', 'ann@example.com');
+    await identify(a, 'w2', 'bob@example.com');
+    await identify(b, 'w3', 'ann@example.com');
+    const emails = (body: { viewers: Array<{ email: string }> }) => body.viewers.map((v) => v.email);
+    const first = (await own.api.get(`${P}/analytics/players/${a.id}/viewers?per_page=1`)).body;
+    expect(first.summary).toEqual({ page: 1, per_page: 1, count: 2 });
+    expect(first.viewers).toEqual([expect.objectContaining({ email: 'bob@example.com', loads: 1 })]);
+    const second = (await own.api.get(`${P}/analytics/players/${a.id}/viewers?per_page=1&page=2`)).body;
+    expect(second.viewers).toEqual([expect.objectContaining({ email: 'ann@example.com', loads: 1, players: [expect.objectContaining({ player_id: a.id })] })]);
+    expect(second.viewers[0].last_seen).toBeLessThanOrEqual(first.viewers[0].last_seen);
+    expect(emails((await own.api.get(`${P}/analytics/players/${b.id}/viewers`)).body)).toEqual(['ann@example.com']);
+    const all = (await own.api.get(`${P}/analytics/viewers`)).body;
+    expect(emails(all)).toEqual(['ann@example.com', 'bob@example.com']);
+    expect(all.viewers[0].loads).toBe(2);
+    // What ingest keeps for it: the organization's rows, and each player's.
+    const ofOrganization = await t.database.db
+      .selectFrom('analytics_identified')
+      .select('email')
+      .where('organization_id', '=', own.organizationId)
+      .orderBy('email')
+      .execute();
+    expect(ofOrganization.map((r) => r.email)).toEqual(['ann@example.com', 'bob@example.com']);
+    const ofPlayers = await t.database.db
+      .selectFrom('analytics_identified_players')
+      .select(['player_id', 'email'])
+      .where('organization_id', '=', own.organizationId)
+      .orderBy('player_id')
+      .orderBy('email')
+      .execute();
+    expect(ofPlayers).toEqual([
+      { player_id: a.id, email: 'ann@example.com' },
+      { player_id: a.id, email: 'bob@example.com' },
+      { player_id: b.id, email: 'ann@example.com' },
+    ]);
+  });
+
+  it("migration 0037: the players' rows of the identified are read from the stored reports", async () => {
+    const own = await createTestApp(dialect);
+    try {
+      const o = await createOrg(own);
+      const [a, b] = [await createPlayer(o.api), await createPlayer(o.api)];
+      await m0037.down(own.database.db);
+      const report = (playerId: number, session: string, email: string | null, createdAt: number) => ({
+        organization_id: o.organizationId,
+        player_id: playerId,
+        chapter: 0,
+        type: email === null ? 'view' : 'identified_view',
+        email,
+        session_id: session,
+        device: 'desktop',
+        browser: 'Chrome',
+        dedup_key: `m37:${session}:${email}`,
+        created_at: createdAt,
+      });
+      await own.database.db
+        .insertInto('analytics_events')
+        .values([
+          report(a.id, 's1', 'ann@example.com', 1_000),
+          report(a.id, 's2', 'ann@example.com', 3_000),
+          report(b.id, 's3', 'ann@example.com', 2_000),
+          report(b.id, 's4', null, 4_000),
+        ])
+        .execute();
+      await m0037.up(own.database.db);
+      const rows = await own.database.db
+        .selectFrom('analytics_identified_players')
+        .select(['organization_id', 'player_id', 'email', 'last_seen'])
+        .orderBy('player_id')
+        .execute();
+      expect(rows.map((r) => ({ ...r, last_seen: Number(r.last_seen) }))).toEqual([
+        { organization_id: o.organizationId, player_id: a.id, email: 'ann@example.com', last_seen: 3_000 },
+        { organization_id: o.organizationId, player_id: b.id, email: 'ann@example.com', last_seen: 2_000 },
+      ]);
+    } finally {
+      await own.close();
+    }
   });
 });
 

@@ -181,6 +181,10 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
     expect(await storedEmails()).toEqual([kept, renamed].sort());
     const listed = async () => ((await org.api.get(`${P}/analytics/viewers`)).body.viewers as Array<{ email: string }>).map((v) => v.email).sort();
     expect(await listed()).toEqual([kept, renamed].sort());
+    // The player's own list of the identified (its rows of analytics_identified) follows too.
+    const listedAtPlayer = async () =>
+      ((await org.api.get(`${P}/analytics/players/${player.id}/viewers`)).body.viewers as Array<{ email: string }>).map((v) => v.email).sort();
+    expect(await listedAtPlayer()).toEqual([kept, renamed].sort());
 
     const newEmail = emailOf('viewer-new');
     const rectify = await file(org.api, { request_action: 'rectify', email: renamed, new_values: { email: newEmail } });
@@ -188,6 +192,7 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
     expect((await statusOf(rectify)).result).toMatchObject({ analytics_messages_updated: 1, analytics_reports_updated: 1 });
     expect(await storedEmails()).toEqual([kept, newEmail].sort());
     expect(await listed()).toEqual([kept, newEmail].sort());
+    expect(await listedAtPlayer()).toEqual([kept, newEmail].sort());
     expect(await carrying(renamed)).toBe(0);
     expect(await carrying(newEmail)).toBe(1);
     // Another organization's request for the same address touches nothing here.
@@ -227,6 +232,8 @@ describe.each(dialects)('GDPR requests on %s', (dialect) => {
     await drain();
     expect((await statusOf(forget)).result).toMatchObject({ analytics_reports_deleted: 3 });
     expect(await listed()).toEqual([expect.objectContaining({ email: shared, loads: 1 })]);
+    const atPlayer = (await org.api.get(`${P}/analytics/players/${player.id}/viewers`)).body.viewers;
+    expect(atPlayer).toEqual([expect.objectContaining({ email: shared, loads: 1 })]);
   });
 
   it('a stakeholder mail waiting to be sent again loses a forgotten address, and is dropped with its last one', async () => {

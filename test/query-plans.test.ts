@@ -17,6 +17,7 @@ import {
 } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ObjectIndexRepository } from '../src/media/object-index.ts';
+import { AnalyticsRepository } from '../src/modules/analytics/analytics.repository.ts';
 import { RollupRepository } from '../src/modules/analytics/rollup.repository.ts';
 import { EventsRepository, type EventFilter } from '../src/modules/events/events.repository.ts';
 import { LiveRepository } from '../src/modules/live/live.repository.ts';
@@ -69,6 +70,7 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
         users: UsersRepository;
         tags: TagsRepository;
         rollups: RollupRepository;
+        analytics: AnalyticsRepository;
       },
     ) => Promise<unknown>,
     pgSettings: Record<string, string> = {},
@@ -82,6 +84,7 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
       users: new UsersRepository(db),
       tags: new TagsRepository(db),
       rollups: new RollupRepository(db),
+      analytics: new AnalyticsRepository(db),
     });
     const plans: string[] = [];
     for (const node of capture.nodes) {
@@ -224,6 +227,18 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
       );
       expect(plan).not.toMatch(/analytics_events_(player|created)_idx/);
     }
+  });
+
+  it("identified viewers of a period reaching today, the organization's or a player's: a range of its (organization[, player], last seen) index, never the reports", async () => {
+    const plans = await plansOf(async (_, __, { analytics }) => {
+      await analytics.recentlyIdentified(org.organizationId, undefined, 1_000, { limit: 50, offset: 100 });
+      await analytics.recentlyIdentified(org.organizationId, 7, 1_000, { limit: 50, offset: 100 });
+    });
+    // Each: the page, then its count.
+    expect(plans).toHaveLength(4);
+    for (const plan of plans.slice(0, 2)) expect(plan).toMatch(uses('analytics_identified_recent_idx'));
+    for (const plan of plans.slice(2)) expect(plan).toMatch(uses('analytics_identified_players_recent_idx'));
+    for (const plan of plans) expect(plan).not.toMatch(/analytics_events/);
   });
 
   it("the organization's events: the (organization, id) index, from the nearer end", async () => {

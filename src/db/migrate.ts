@@ -40,6 +40,7 @@ import * as m0033 from './migrations/0033_event_pages.ts';
 import * as m0034 from './migrations/0034_row_pages.ts';
 import * as m0035 from './migrations/0035_counter_shards.ts';
 import * as m0036 from './migrations/0036_player_day_sketches.ts';
+import * as m0037 from './migrations/0037_identified_by_player.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -77,6 +78,7 @@ const migrations: Record<string, Migration> = {
   '0034_row_pages': m0034,
   '0035_counter_shards': m0035,
   '0036_player_day_sketches': m0036,
+  '0037_identified_by_player': m0037,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

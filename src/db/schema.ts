@@ -643,6 +643,14 @@ export interface AnalyticsIdentifiedTable {
   last_seen: number;
 }
 
+/** An address given at an email gate of one player, and when it was last given there (epoch ms; migration 0037). */
+export interface AnalyticsIdentifiedPlayersTable {
+  organization_id: number;
+  player_id: number;
+  email: string;
+  last_seen: number;
+}
+
 export interface DB {
   organizations: OrganizationsTable;
   api_tokens: ApiTokensTable;
@@ -693,4 +701,5 @@ export interface DB {
   analytics_org_days: AnalyticsOrgDaysTable;
   analytics_rollup: AnalyticsRollupTable;
   analytics_identified: AnalyticsIdentifiedTable;
+  analytics_identified_players: AnalyticsIdentifiedPlayersTable;
 }

@@ -9,6 +9,7 @@ export const UNCACHED_TABLES = [
   'analytics_org_days',
   'analytics_rollup',
   'analytics_identified',
+  'analytics_identified_players',
   // Background jobs' bookkeeping: a job claimed, finished or queued (a rollup every 30 s) changes no cached read.
   'jobs',
   'job_subjects',

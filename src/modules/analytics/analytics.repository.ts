@@ -29,7 +29,7 @@ export class AnalyticsRepository {
 
   /**
    * Inserts the reports; answers the dedup keys that were new (a replayed report is skipped). The
-   * addresses of new identified views are recorded as the organization's, last given now.
+   * addresses of new identified views are recorded as the organization's and their player's, last given now.
    */
   async insertMany(rows: NewAnalyticsEvent[]): Promise<Set<string>> {
     if (rows.length === 0) return new Set();
@@ -38,20 +38,24 @@ export class AnalyticsRepository {
         .insertInto('analytics_events')
         .values(rows)
         .onConflict((oc) => oc.column('dedup_key').doNothing())
-        .returning(['dedup_key', 'type', 'organization_id', 'email', 'created_at'])
+        .returning(['dedup_key', 'type', 'organization_id', 'player_id', 'email', 'created_at'])
         .execute();
-      const latest = new Map<string, { organization_id: number; email: string; last_seen: number }>();
-      for (const r of inserted) {
-        if (r.type !== 'identified_view' || r.email === null) continue;
-        const key = `${r.organization_id} ${r.email}`;
-        if ((latest.get(key)?.last_seen ?? -1) < r.created_at) latest.set(key, { organization_id: r.organization_id, email: r.email, last_seen: r.created_at });
-      }
-      if (latest.size > 0) {
+      // Each address is the organization's and its player's, last given now.
+      const identified = inserted.filter((r) => r.type === 'identified_view' && r.email !== null);
+      if (identified.length > 0) {
+        const ofOrganization = latestOf(identified, (r) => ({ organization_id: r.organization_id, email: r.email! }));
+        const ofPlayer = latestOf(identified, (r) => ({ organization_id: r.organization_id, player_id: r.player_id, email: r.email! }));
         await db
           .insertInto('analytics_identified')
-          // In key order: two batches writing the same addresses in opposite orders would deadlock on PostgreSQL.
-          .values([...latest.values()].sort((a, b) => a.organization_id - b.organization_id || (a.email < b.email ? -1 : a.email > b.email ? 1 : 0)))
+          .values(ofOrganization)
           .onConflict((oc) => oc.columns(['organization_id', 'email']).doUpdateSet({ last_seen: laterOf('analytics_identified', 'last_seen') }))
+          .execute();
+        await db
+          .insertInto('analytics_identified_players')
+          .values(ofPlayer)
+          .onConflict((oc) =>
+            oc.columns(['organization_id', 'player_id', 'email']).doUpdateSet({ last_seen: laterOf('analytics_identified_players', 'last_seen') }),
+          )
           .execute();
       }
       return new Set(inserted.map((r) => r.dedup_key));
@@ -167,18 +171,25 @@ export class AnalyticsRepository {
   }
 
   /**
-   * A page of the organization's addresses last given at or after `fromMs`, the latest first, and how
-   * many there are: read from analytics_identified, without the period's reports (docs/analytics.md).
+   * A page of the addresses last given at or after `fromMs`, at any of the organization's players
+   * (analytics_identified) or at one (analytics_identified_players), the latest first, and how many
+   * there are, without the period's reports (docs/analytics.md).
    */
-  async recentlyIdentified(organizationId: number, fromMs: number, page: { limit: number; offset: number }) {
-    const base = this.reads.selectFrom('analytics_identified').where('organization_id', '=', organizationId).where('last_seen', '>=', fromMs);
+  async recentlyIdentified(organizationId: number, playerId: number | undefined, fromMs: number, page: { limit: number; offset: number }) {
+    // The two tables share every column but the player's (the cast names the wider one; player_id is read only from it).
+    const table = playerId === undefined ? 'analytics_identified' : 'analytics_identified_players';
+    const base = this.reads
+      .selectFrom(table as 'analytics_identified_players')
+      .where('organization_id', '=', organizationId)
+      .$if(playerId !== undefined, (qb) => qb.where('player_id', '=', playerId!))
+      .where('last_seen', '>=', fromMs);
     const rows = await base.select('email').orderBy('last_seen', 'desc').orderBy('email').limit(page.limit).offset(page.offset).execute();
     const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
     return { emails: rows.map((r) => r.email), total: Number(total) };
   }
 
-  /** When each address was first and last given in [fromMs, toMs), and in how many loads. */
-  async identifiedIn(organizationId: number, emails: string[], fromMs: number, toMs: number) {
+  /** When each address was first and last given in [fromMs, toMs) (at one player, or any), and in how many loads. */
+  async identifiedIn(organizationId: number, emails: string[], playerId: number | undefined, fromMs: number, toMs: number) {
     if (emails.length === 0) return [];
     const rows = await this.reads
       .selectFrom('analytics_events')
@@ -191,6 +202,7 @@ export class AnalyticsRepository {
       .where('organization_id', '=', organizationId)
       .where('type', '=', 'identified_view')
       .where('email', 'in', emails)
+      .$if(playerId !== undefined, (qb) => qb.where('player_id', '=', playerId!))
       .where('created_at', '>=', fromMs)
       .where('created_at', '<', toMs)
       .groupBy('email')
@@ -246,6 +258,30 @@ export class AnalyticsRepository {
 
 /** The start (ms, as text) of a report's hour. A literal integer: a bound number is a REAL to SQLite, whose division would not truncate. */
 const HOUR = sql<string>`cast((created_at / ${sql.lit(intervalMs('hour'))}) * ${sql.lit(intervalMs('hour'))} as text)`;
+
+/**
+ * The latest report of each key (an address of an organization, or of a player) in `reports`, as a
+ * row of its identified table, in key order: two batches writing the same keys in opposite orders
+ * would deadlock on PostgreSQL.
+ */
+function latestOf<R extends { created_at: number }, K extends { organization_id: number; email: string }>(
+  reports: R[],
+  keyOf: (r: R) => K,
+): Array<K & { last_seen: number }> {
+  const latest = new Map<string, K & { last_seen: number }>();
+  for (const r of reports) {
+    const key = keyOf(r);
+    const name = Object.values(key).join('\n');
+    if ((latest.get(name)?.last_seen ?? -1) < r.created_at) latest.set(name, { ...key, last_seen: r.created_at });
+  }
+  return [...latest.values()].sort((a, b) => compareKeys(Object.values(a), Object.values(b)));
+}
+
+/** Keys' columns in order: numbers as numbers, text as text. */
+function compareKeys(a: unknown[], b: unknown[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i] as number | string) < (b[i] as number | string) ? -1 : 1;
+  return 0;
+}
 
 /** A viewer: the visitor, or the load of a viewer without a visitor id (Do-Not-Track). */
 const VIEWER = sql`coalesce(visitor_id, session_id)`;

@@ -326,8 +326,8 @@ export class AnalyticsService {
     const playerId = scope.player ? (await this.player(organizationId, scope.player)).id : undefined;
     const email = query.email?.toLowerCase();
     const { rows, total } =
-      playerId === undefined && email === undefined && period.toMs > Date.now()
-        ? await this.recentlyIdentified(organizationId, period, page)
+      email === undefined && period.toMs > Date.now()
+        ? await this.recentlyIdentified(organizationId, playerId, period, page)
         : await this.repo.identifiedViewers(organizationId, { playerId, email }, period.fromMs, period.toMs, page);
     const watched = await this.repo.watchedBy(
       organizationId,
@@ -360,13 +360,13 @@ export class AnalyticsService {
   }
 
   /**
-   * The organization's identified viewers of a period that reaches today: the addresses last given
-   * since its start are the period's, in the order of analytics_identified, so only the page's
-   * addresses' reports are read.
+   * The identified viewers (of the organization, or of one player) of a period that reaches today: the
+   * addresses last given since its start are the period's, in the order of analytics_identified, so
+   * only the page's addresses' reports are read.
    */
-  private async recentlyIdentified(organizationId: number, period: { fromMs: number; toMs: number }, page: Page) {
-    const { emails, total } = await this.repo.recentlyIdentified(organizationId, period.fromMs, page);
-    const seen = new Map((await this.repo.identifiedIn(organizationId, emails, period.fromMs, period.toMs)).map((r) => [r.email, r]));
+  private async recentlyIdentified(organizationId: number, playerId: number | undefined, period: { fromMs: number; toMs: number }, page: Page) {
+    const { emails, total } = await this.repo.recentlyIdentified(organizationId, playerId, period.fromMs, page);
+    const seen = new Map((await this.repo.identifiedIn(organizationId, emails, playerId, period.fromMs, period.toMs)).map((r) => [r.email, r]));
     const rows = emails.map((email) => seen.get(email) ?? { email, first_seen: period.fromMs, last_seen: period.fromMs, loads: 0 });
     return { rows, total };
   }

@@ -210,18 +210,23 @@ export class GdprRepository {
       .where('organization_id', '=', organizationId)
       .where('session_id', 'in', sessions)
       .executeTakeFirst();
+    // Each address's rows among the identified (the organization's, and each player's) as far as its other reports go.
     for (const address of new Set([email, ...named.map((r) => r.email!)])) {
+      await this.db.deleteFrom('analytics_identified').where('organization_id', '=', organizationId).where('email', '=', address).execute();
+      await this.db.deleteFrom('analytics_identified_players').where('organization_id', '=', organizationId).where('email', '=', address).execute();
       const left = await this.db
         .selectFrom('analytics_events')
-        .select((eb) => eb.fn.max('created_at').as('last_seen'))
+        .select(['player_id', (eb) => eb.fn.max('created_at').as('last_seen')])
         .where('organization_id', '=', organizationId)
         .where('type', '=', 'identified_view')
         .where('email', '=', address)
-        .executeTakeFirst();
-      const identified = this.db.updateTable('analytics_identified').where('organization_id', '=', organizationId).where('email', '=', address);
-      if (left?.last_seen == null) {
-        await this.db.deleteFrom('analytics_identified').where('organization_id', '=', organizationId).where('email', '=', address).execute();
-      } else await identified.set({ last_seen: Number(left.last_seen) }).execute();
+        .groupBy('player_id')
+        .execute();
+      if (left.length === 0) continue;
+      const players = left.map((r) => ({ organization_id: organizationId, player_id: r.player_id, email: address, last_seen: Number(r.last_seen) }));
+      await this.db.insertInto('analytics_identified_players').values(players).execute();
+      const lastSeen = Math.max(...players.map((p) => p.last_seen));
+      await this.db.insertInto('analytics_identified').values({ organization_id: organizationId, email: address, last_seen: lastSeen }).execute();
     }
     return Number(result.numDeletedRows);
   }
@@ -239,6 +244,21 @@ export class GdprRepository {
         .insertInto('analytics_identified')
         .values({ organization_id: organizationId, email: to, last_seen: old.last_seen })
         .onConflict((oc) => oc.columns(['organization_id', 'email']).doUpdateSet({ last_seen: laterOf('analytics_identified', 'last_seen') }))
+        .execute();
+    }
+    const atPlayers = await this.db
+      .deleteFrom('analytics_identified_players')
+      .where('organization_id', '=', organizationId)
+      .where('email', '=', from)
+      .returning(['player_id', 'last_seen'])
+      .execute();
+    if (atPlayers.length > 0) {
+      await this.db
+        .insertInto('analytics_identified_players')
+        .values(atPlayers.map((r) => ({ organization_id: organizationId, player_id: r.player_id, email: to, last_seen: r.last_seen })))
+        .onConflict((oc) =>
+          oc.columns(['organization_id', 'player_id', 'email']).doUpdateSet({ last_seen: laterOf('analytics_identified_players', 'last_seen') }),
+        )
         .execute();
     }
     const result = await this.db

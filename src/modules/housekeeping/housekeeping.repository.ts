@@ -64,7 +64,7 @@ export class HousekeepingRepository {
     return Number(r.numDeletedRows);
   }
 
-  /** Deletes at most `limit` of the addresses last given at an email gate before `before` (ms). */
+  /** Deletes at most `limit` of the addresses last given at an email gate of the organization before `before` (ms). */
   async deleteIdentifiedBefore(before: number, limit: number): Promise<number> {
     const old = this.db
       .selectFrom('analytics_identified')
@@ -76,6 +76,22 @@ export class HousekeepingRepository {
     const r = await this.db
       .deleteFrom('analytics_identified')
       .where(({ eb, refTuple }) => eb(refTuple('organization_id', 'email'), 'in', old))
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
+  /** Deletes at most `limit` of the addresses last given at an email gate of a player before `before` (ms). */
+  async deletePlayersIdentifiedBefore(before: number, limit: number): Promise<number> {
+    const old = this.db
+      .selectFrom('analytics_identified_players')
+      .select(['organization_id', 'player_id', 'email'])
+      .where('last_seen', '<', before)
+      .orderBy('last_seen')
+      .limit(limit)
+      .$asTuple('organization_id', 'player_id', 'email');
+    const r = await this.db
+      .deleteFrom('analytics_identified_players')
+      .where(({ eb, refTuple }) => eb(refTuple('organization_id', 'player_id', 'email'), 'in', old))
       .executeTakeFirst();
     return Number(r.numDeletedRows);
   }

@@ -104,7 +104,12 @@ export class HousekeepingService {
     const sessions = await this.inBatches((limit) => this.repo.deleteExpiredSessions(Math.floor(now / 1000), limit), signal);
     const analyticsBefore = now - this.options.analyticsRetentionDays * DAY_MS;
     const reports = await this.inBatches((limit) => this.repo.deleteRolledUpReports(analyticsBefore, limit), signal);
-    const addresses = await this.inBatches((limit) => this.repo.deleteIdentifiedBefore(analyticsBefore, limit), signal);
+    // The organizations' and the players' rows of the identified (both counted as analytics_addresses).
+    const addresses = await this.inBatches(
+      async (limit) =>
+        (await this.repo.deleteIdentifiedBefore(analyticsBefore, limit)) + (await this.repo.deletePlayersIdentifiedBefore(analyticsBefore, limit)),
+      signal,
+    );
     const counters = await this.inBatches((limit) => this.repo.foldCounterShards(limit), signal);
     if (!signal?.aborted) await this.statistics.refresh(signal);
     return {
