@@ -338,6 +338,10 @@ describe.each(dialects)('stored analytics on %s', (dialect) => {
       { player_id: a.id, email: 'bob@example.com' },
       { player_id: b.id, email: 'ann@example.com' },
     ]);
+    // The list is those rows (the reports only add the page's figures): without Bob's row at A, A lists Ann alone.
+    await t.database.db.deleteFrom('analytics_identified_players').where('player_id', '=', a.id).where('email', '=', 'bob@example.com').execute();
+    const after = (await own.api.get(`${P}/analytics/players/${a.id}/viewers`)).body;
+    expect([emails(after), after.summary.count]).toEqual([['ann@example.com'], 1]);
   });
 
   it("migration 0037: the players' rows of the identified are read from the stored reports", async () => {

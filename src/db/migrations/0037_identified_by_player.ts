@@ -18,7 +18,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('player_id', 'integer', (c) => c.notNull())
     .addColumn('email', 'text', (c) => c.notNull())
     .addColumn('last_seen', bigint, (c) => c.notNull())
-    .addPrimaryKeyConstraint('analytics_identified_players_pk', ['organization_id', 'player_id', 'email'])
+    // The address before the player: a GDPR request finds an address's rows by (organization, email).
+    .addPrimaryKeyConstraint('analytics_identified_players_pk', ['organization_id', 'email', 'player_id'])
     .execute();
   await db.schema
     .createIndex('analytics_identified_players_recent_idx')

@@ -60,7 +60,7 @@ export class AnalyticsRepository {
       }
       return new Set(inserted.map((r) => r.dedup_key));
     };
-    // Only reports that name an address write twice; the others stay one statement.
+    // Only reports that name an address write more than once; the others stay one statement.
     return rows.some((r) => r.type === 'identified_view') ? this.db.transaction().execute(insert) : insert(this.db);
   }
 
@@ -176,16 +176,22 @@ export class AnalyticsRepository {
    * there are, without the period's reports (docs/analytics.md).
    */
   async recentlyIdentified(organizationId: number, playerId: number | undefined, fromMs: number, page: { limit: number; offset: number }) {
-    // The two tables share every column but the player's (the cast names the wider one; player_id is read only from it).
-    const table = playerId === undefined ? 'analytics_identified' : 'analytics_identified_players';
-    const base = this.reads
-      .selectFrom(table as 'analytics_identified_players')
-      .where('organization_id', '=', organizationId)
-      .$if(playerId !== undefined, (qb) => qb.where('player_id', '=', playerId!))
-      .where('last_seen', '>=', fromMs);
-    const rows = await base.select('email').orderBy('last_seen', 'desc').orderBy('email').limit(page.limit).offset(page.offset).execute();
-    const { total } = await base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow();
-    return { emails: rows.map((r) => r.email), total: Number(total) };
+    if (playerId !== undefined) {
+      const base = this.reads
+        .selectFrom('analytics_identified_players')
+        .where('organization_id', '=', organizationId)
+        .where('player_id', '=', playerId)
+        .where('last_seen', '>=', fromMs);
+      return addressesPage(
+        base.select('email').orderBy('last_seen', 'desc').orderBy('email').limit(page.limit).offset(page.offset).execute(),
+        base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+      );
+    }
+    const base = this.reads.selectFrom('analytics_identified').where('organization_id', '=', organizationId).where('last_seen', '>=', fromMs);
+    return addressesPage(
+      base.select('email').orderBy('last_seen', 'desc').orderBy('email').limit(page.limit).offset(page.offset).execute(),
+      base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+    );
   }
 
   /** When each address was first and last given in [fromMs, toMs) (at one player, or any), and in how many loads. */
@@ -258,6 +264,12 @@ export class AnalyticsRepository {
 
 /** The start (ms, as text) of a report's hour. A literal integer: a bound number is a REAL to SQLite, whose division would not truncate. */
 const HOUR = sql<string>`cast((created_at / ${sql.lit(intervalMs('hour'))}) * ${sql.lit(intervalMs('hour'))} as text)`;
+
+/** A page of addresses and how many there are, from their two statements. */
+async function addressesPage(rows: Promise<Array<{ email: string }>>, count: Promise<{ total: number | string | bigint }>) {
+  const [page, { total }] = await Promise.all([rows, count]);
+  return { emails: page.map((r) => r.email), total: Number(total) };
+}
 
 /**
  * The latest report of each key (an address of an organization, or of a player) in `reports`, as a

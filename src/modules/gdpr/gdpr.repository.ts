@@ -223,10 +223,24 @@ export class GdprRepository {
         .groupBy('player_id')
         .execute();
       if (left.length === 0) continue;
-      const players = left.map((r) => ({ organization_id: organizationId, player_id: r.player_id, email: address, last_seen: Number(r.last_seen) }));
-      await this.db.insertInto('analytics_identified_players').values(players).execute();
+      // As ingest writes them (the organization's row, then the players' in order), and as upserts: a
+      // viewer may give the address again meanwhile.
+      const players = left
+        .map((r) => ({ organization_id: organizationId, player_id: r.player_id, email: address, last_seen: Number(r.last_seen) }))
+        .sort((a, b) => a.player_id - b.player_id);
       const lastSeen = Math.max(...players.map((p) => p.last_seen));
-      await this.db.insertInto('analytics_identified').values({ organization_id: organizationId, email: address, last_seen: lastSeen }).execute();
+      await this.db
+        .insertInto('analytics_identified')
+        .values({ organization_id: organizationId, email: address, last_seen: lastSeen })
+        .onConflict((oc) => oc.columns(['organization_id', 'email']).doUpdateSet({ last_seen: laterOf('analytics_identified', 'last_seen') }))
+        .execute();
+      await this.db
+        .insertInto('analytics_identified_players')
+        .values(players)
+        .onConflict((oc) =>
+          oc.columns(['organization_id', 'player_id', 'email']).doUpdateSet({ last_seen: laterOf('analytics_identified_players', 'last_seen') }),
+        )
+        .execute();
     }
     return Number(result.numDeletedRows);
   }
