@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { asciiComments } from './ascii-comments.mjs';
 import { buildDashboard } from './build-dashboard.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -37,15 +38,6 @@ const EXTERNAL = [
   'media-chrome',
   'hls.js',
 ];
-
-/**
- * `text` with every character beyond ASCII written as its escape. esbuild escapes them in code (its
- * default charset); what it leaves is in the packages' comments (an em dash, a §), where an escape
- * changes nothing. An ASCII bundle is read without decoding UTF-8 (scripts/run-bundle.mjs).
- */
-function asciiOnly(text) {
-  return text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
 
 const started = performance.now();
 const result = await build({
@@ -82,7 +74,7 @@ fs.mkdirSync(dist, { recursive: true });
 for (const file of fs.readdirSync(dist)) if (file.endsWith('.cache')) fs.rmSync(path.join(dist, file), { force: true });
 for (const output of result.outputFiles) {
   const temporary = `${output.path}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, output.path.endsWith('.cjs') ? asciiOnly(output.text) : output.contents);
+  fs.writeFileSync(temporary, output.path.endsWith('.cjs') ? asciiComments(output.text) : output.contents);
   fs.renameSync(temporary, output.path);
 }
 fs.writeFileSync(path.join(dist, '.built'), `${new Date().toISOString()}\n`);

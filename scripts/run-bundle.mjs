@@ -58,7 +58,7 @@ function writeCache(script, cacheFile) {
  */
 function sourceOf(file) {
   const bytes = fs.readFileSync(file);
-  return isAscii(bytes) ? bytes.latin1Slice(0, bytes.length) : bytes.toString('utf8');
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
 /**

@@ -107,7 +107,7 @@ export function fillTemplate(template: string, values: Record<string, string>): 
   return template.replace(/\{\{\s*([a-z_]+)\s*\}\}/g, (whole, name: string) => (Object.prototype.hasOwnProperty.call(values, name) ? values[name] : whole));
 }
 
-const LIST_ITEM = /^\s*(?:[-*•]|\d{1,3}[.)])\s+(.*\S)\s*$/;
+const LIST_ITEM = /^\s*(?:[-*\u2022]|\d{1,3}[.)])\s+(.*\S)\s*$/;
 
 export function buildOutline(input: OutlineInput): Outline {
   const profile = PROFILES[input.length];
