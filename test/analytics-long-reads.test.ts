@@ -50,6 +50,14 @@ describe('reports of a SQLite file, read off the event loop', () => {
              'visitor-' || ((i / 5) % 100), 'load-' || (i / 5), 'desktop', 'Chrome', 'DE', 'seed-' || i,
              ${now} - 3600000 - (i / 5) % 3600000
       from n where i % 5 <> 4 or (i / 5) % 10 = 0`.execute(t.database.db);
+    // What ingest writes beside each identified view: the address, last given then, in the organization and at the player.
+    await sql`insert into analytics_identified (organization_id, email, last_seen)
+      select organization_id, email, max(created_at) from analytics_events where type = 'identified_view' group by organization_id, email`.execute(
+      t.database.db,
+    );
+    await sql`insert into analytics_identified_players (organization_id, player_id, email, last_seen)
+      select organization_id, player_id, email, max(created_at) from analytics_events where type = 'identified_view'
+      group by organization_id, player_id, email`.execute(t.database.db);
   });
   afterAll(async () => {
     await t.close();

@@ -13,6 +13,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as m0036 from '../src/db/migrations/0036_player_day_sketches.ts';
+import * as m0038 from '../src/db/migrations/0038_cta_days.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { RollupRepository } from '../src/modules/analytics/rollup.repository.ts';
 import { RollupService } from '../src/modules/analytics/rollup.service.ts';
@@ -282,6 +283,147 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
     }
     // From the rolled-up rows once more: the wrong figure shows, so the days are what was read before.
     expect((await org.api.get(`${P}/analytics/players/${rolled.id}${period}`)).body.views).toBe(1003);
+  });
+
+  it("a CTA's figures are read from its rolled-up days with its newer reports added: the same before, during and after a rollup; its period's days only", async () => {
+    const org = await createOrg(t);
+    const player = await createPlayer(org.api);
+    const createCta = async () => {
+      const res = await org.api.post(`${P}/ctas`, {
+        chapter_id: player.chapters_attributes[0].id,
+        second: 1,
+        duration: 5,
+        width: 200,
+        html: '<a href="https://example.com">Go</a>',
+      });
+      expect(res.status, res.raw).toBe(201);
+      return res.body.id as number;
+    };
+    const [rolled, half, fresh] = [await createCta(), await createCta(), await createCta()];
+    const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+    const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    let n = 0;
+    // Per CTA: 3 impressions and 1 click yesterday, 2 impressions and 2 clicks today, 5 impressions ten days ago.
+    const store = (cta: number, which: 'first' | 'second') => {
+      const rows: Array<[string, number]> = [
+        ['cta_impression', today - DAY_MS + 10],
+        ['cta_impression', today - DAY_MS + 20],
+        ['cta_impression', today - DAY_MS + 30],
+        ['cta_click', today - DAY_MS + 40],
+        ...Array.from({ length: 5 }, (): [string, number] => ['cta_impression', today - 10 * DAY_MS + 50]),
+        ['cta_impression', today + 1],
+        ['cta_impression', today + 2],
+        ['cta_click', today + 3],
+        ['cta_click', today + 4],
+      ];
+      const part = which === 'first' ? rows.slice(0, 6) : rows.slice(6);
+      return t.database.db
+        .insertInto('analytics_events')
+        .values(
+          part.map(([type, created_at]) => ({
+            organization_id: org.organizationId,
+            player_id: player.id,
+            chapter: 0,
+            type,
+            event_id: cta,
+            visitor_id: 'v',
+            session_id: `cta-${cta}-${++n}`,
+            dedup_key: `cta-rolled-${cta}-${n}`,
+            device: 'desktop',
+            browser: 'Chrome',
+            created_at,
+          })),
+        )
+        .execute();
+    };
+    const figures = async (cta: number, query: string) => {
+      const res = await org.api.get(`${P}/analytics/ctas/${cta}${query}`);
+      expect(res.status, res.raw).toBe(200);
+      return [res.body.impressions, res.body.clicks];
+    };
+    const check = async (cta: number) => {
+      expect(await figures(cta, '')).toEqual([10, 3]);
+      expect(await figures(cta, `?from=${iso(today - DAY_MS)}&to=${iso(today)}`)).toEqual([5, 3]);
+      expect(await figures(cta, `?from=${iso(today - DAY_MS)}&to=${iso(today - DAY_MS)}`)).toEqual([3, 1]);
+      expect(await figures(cta, `?from=${iso(today - 10 * DAY_MS)}&to=${iso(today - 10 * DAY_MS)}`)).toEqual([5, 0]);
+    };
+    await store(rolled, 'first');
+    await store(rolled, 'second');
+    await store(half, 'first');
+    await rollUp();
+    await store(half, 'second');
+    await store(fresh, 'first');
+    await store(fresh, 'second');
+    for (const cta of [rolled, half, fresh]) await check(cta);
+    const kept = await t.database.db
+      .selectFrom('analytics_cta_days')
+      .select(['event_id', 'impressions', 'clicks'])
+      .where('organization_id', '=', org.organizationId)
+      .execute();
+    expect(kept.filter((r) => r.event_id === fresh)).toEqual([]);
+    expect(kept.filter((r) => r.event_id === rolled).reduce((sum, r) => sum + r.impressions, 0)).toBe(10);
+    await rollUp();
+    for (const cta of [rolled, half, fresh]) await check(cta);
+    // What is read is the rolled-up days: a wrong figure there shows.
+    await t.database.db
+      .updateTable('analytics_cta_days')
+      .set({ impressions: 1000 })
+      .where('event_id', '=', rolled)
+      .where('day', '=', today - 10 * DAY_MS)
+      .execute();
+    expect(await figures(rolled, '')).toEqual([1005, 3]);
+    // Another organization's request for the CTA is a 404.
+    expect((await (await createOrg(t)).api.get(`${P}/analytics/ctas/${rolled}`)).status).toBe(404);
+  });
+
+  it("migration 0038: a CTA's days are filled from the reports the rollups have read; the others are left to the next batch", async () => {
+    const own = await createTestApp(dialect);
+    try {
+      const o = await createOrg(own);
+      const player = await createPlayer(o.api);
+      await m0038.down(own.database.db);
+      const day = Date.parse('2026-03-02T00:00:00Z');
+      const report = (type: string, eventId: number, at: number, i: number) => ({
+        organization_id: o.organizationId,
+        player_id: player.id,
+        chapter: 0,
+        type,
+        event_id: eventId,
+        session_id: `m38-${i}`,
+        dedup_key: `m38-${i}`,
+        device: 'desktop',
+        browser: 'Chrome',
+        created_at: at,
+      });
+      const ids = await own.database.db
+        .insertInto('analytics_events')
+        .values([
+          report('cta_impression', 7, day + 1, 1),
+          report('cta_impression', 7, day + 2, 2),
+          report('cta_click', 7, day + 3, 3),
+          report('cta_impression', 7, day + DAY_MS, 4),
+          report('cta_impression', 8, day + 5, 5),
+          report('cta_impression', 7, day + 6, 6),
+        ])
+        .returning('id')
+        .execute();
+      // The rollups have read up to the fifth report.
+      await own.database.db.updateTable('analytics_rollup').set({ last_event_id: ids[4].id }).where('id', '=', 1).execute();
+      await m0038.up(own.database.db);
+      const rows = await own.database.db
+        .selectFrom('analytics_cta_days')
+        .select(['event_id', 'day', 'impressions', 'clicks'])
+        .orderBy('event_id')
+        .orderBy('day')
+        .execute();
+      expect(rows.map((r) => ({ ...r, day: Number(r.day) }))).toEqual([
+        { event_id: 7, day, impressions: 2, clicks: 1 },
+        { event_id: 7, day: day + DAY_MS, impressions: 1, clicks: 0 },
+        { event_id: 8, day, impressions: 1, clicks: 0 },
+      ]);
+    } finally {
+      await own.close();
+    }
   });
 
   it("migration 0036: the players' days read from the rollups start the day after the newest day rolled up before it (at once on a new database)", async () => {

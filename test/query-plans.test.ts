@@ -229,6 +229,26 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
     }
   });
 
+  it("a CTA's analytics: its days are a range of analytics_cta_days' key; its reports not yet rolled up are found by id, not by the CTA's index", async () => {
+    const day = 86_400_000;
+    const plans = await plansOf(async (_, __, { rollups }) => {
+      await rollups.ctaDays(org.organizationId, 5, 100 * day, 130 * day);
+      await rollups.ctaFiguresOf({ afterId: 1_000_000, toId: 1_100_000, organizationId: org.organizationId, eventId: 5, fromMs: 100 * day, toMs: 130 * day });
+      // A rollup batch: a range of ids alone.
+      await rollups.ctaFiguresOf({ afterId: 1_000_000, toId: 1_005_000 });
+    });
+    expect(plans).toHaveLength(3);
+    expect(plans[0]).toMatch(uses(dialect === 'sqlite' ? 'sqlite_autoindex_analytics_cta_days_1' : 'analytics_cta_days_pk'));
+    for (const plan of plans.slice(1)) {
+      expect(plan).toMatch(
+        dialect === 'sqlite'
+          ? /SEARCH analytics_events USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/
+          : /Index Scan using analytics_events_pkey on analytics_events[^|]*\|\s+Index Cond: \(\(id > \d+\) AND \(id <= \d+\)\)/,
+      );
+      expect(plan).not.toMatch(/analytics_events_(cta|player|created)_idx/);
+    }
+  });
+
   it("identified viewers of a period reaching today, the organization's or a player's: a range of its (organization[, player], last seen) index, never the reports", async () => {
     const plans = await plansOf(async (_, __, { analytics }) => {
       await analytics.recentlyIdentified(org.organizationId, undefined, 1_000, { limit: 50, offset: 100 });

@@ -41,6 +41,7 @@ import * as m0034 from './migrations/0034_row_pages.ts';
 import * as m0035 from './migrations/0035_counter_shards.ts';
 import * as m0036 from './migrations/0036_player_day_sketches.ts';
 import * as m0037 from './migrations/0037_identified_by_player.ts';
+import * as m0038 from './migrations/0038_cta_days.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -79,6 +80,7 @@ const migrations: Record<string, Migration> = {
   '0035_counter_shards': m0035,
   '0036_player_day_sketches': m0036,
   '0037_identified_by_player': m0037,
+  '0038_cta_days': m0038,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -636,6 +636,15 @@ export interface AnalyticsRollupTable {
   player_days_since: Generated<number>;
 }
 
+/** A CTA's figures of a UTC day (epoch ms), added by the rollups (migration 0038). */
+export interface AnalyticsCtaDaysTable {
+  organization_id: number;
+  event_id: number;
+  day: number;
+  impressions: Generated<number>;
+  clicks: Generated<number>;
+}
+
 /** An address given at an email gate of the organization, and when it was last given (epoch ms). */
 export interface AnalyticsIdentifiedTable {
   organization_id: number;
@@ -700,6 +709,7 @@ export interface DB {
   analytics_days: AnalyticsDaysTable;
   analytics_org_days: AnalyticsOrgDaysTable;
   analytics_rollup: AnalyticsRollupTable;
+  analytics_cta_days: AnalyticsCtaDaysTable;
   analytics_identified: AnalyticsIdentifiedTable;
   analytics_identified_players: AnalyticsIdentifiedPlayersTable;
 }

@@ -102,22 +102,6 @@ export class AnalyticsRepository {
     return rows.map((r) => ({ value: r.value ?? null, views: Number(r.views), unique_viewers: Number(r.unique_viewers) }));
   }
 
-  /** Impressions and clicks of a CTA, counted once per load. */
-  async ctaTotals(organizationId: number, eventId: number, fromMs: number, toMs: number): Promise<{ impressions: number; clicks: number }> {
-    const row = await this.reads
-      .selectFrom('analytics_events')
-      .select([
-        sql<number>`sum(case when type = 'cta_impression' then 1 else 0 end)`.as('impressions'),
-        sql<number>`sum(case when type = 'cta_click' then 1 else 0 end)`.as('clicks'),
-      ])
-      .where('organization_id', '=', organizationId)
-      .where('event_id', '=', eventId)
-      .where('created_at', '>=', fromMs)
-      .where('created_at', '<', toMs)
-      .executeTakeFirstOrThrow();
-    return { impressions: Number(row.impressions ?? 0), clicks: Number(row.clicks ?? 0) };
-  }
-
   /** A video's views (loads × chapters that started playing it) and the stretches each played. */
   async playedStretches(organizationId: number, videoId: number, fromMs: number, toMs: number) {
     return this.reads

@@ -269,7 +269,15 @@ export class AnalyticsService {
   async ctaSummary(organizationId: number, ctaId: number, query: PeriodQuery): Promise<CtaAnalytics> {
     const period = periodOf(query);
     await this.ctas.get(organizationId, ctaId);
-    const { impressions, clicks } = await this.repo.ctaTotals(organizationId, ctaId, period.fromMs, period.toMs);
+    // Its rolled-up days, and its reports not yet rolled up (fresh at once), as a player's figures.
+    const { progress, newest, days } = await this.rollups.ctaDays(organizationId, ctaId, period.fromMs, period.toMs);
+    const tail = await this.rollups.ctaFiguresOf({ afterId: progress, toId: newest, organizationId, eventId: ctaId, fromMs: period.fromMs, toMs: period.toMs });
+    let impressions = 0;
+    let clicks = 0;
+    for (const day of [...days, ...tail]) {
+      impressions += day.impressions;
+      clicks += day.clicks;
+    }
     return { cta_id: ctaId, from: period.from, to: period.to, impressions, clicks, click_through_rate: ratio(clicks, impressions) };
   }
 

@@ -46,8 +46,26 @@ export interface ReportRange {
   toId?: number;
   organizationId?: number;
   playerId?: number;
+  /** A CTA's reports. */
+  eventId?: number;
   fromMs?: number;
   toMs?: number;
+}
+
+/** A CTA's impressions and clicks of a UTC day. */
+export interface CtaDay {
+  organization_id: number;
+  event_id: number;
+  day: number;
+  impressions: number;
+  clicks: number;
+}
+
+/** A CTA's rolled-up days of a period, and how far the rollups had read then (as PlayerDays). */
+export interface CtaDays {
+  progress: number;
+  newest: number;
+  days: CtaDay[];
 }
 
 /** A player's rolled-up days of a period, and how far the rollups had read when they were read. */
@@ -78,12 +96,13 @@ const BY_ID_AT_MOST = 100_000;
  */
 function inRange<O>(qb: SelectQueryBuilder<DB, 'analytics_events', O>, r: ReportRange): SelectQueryBuilder<DB, 'analytics_events', O> {
   const byId = r.afterId !== undefined && r.toId !== undefined && r.toId - r.afterId <= BY_ID_AT_MOST;
-  const column = (name: 'organization_id' | 'player_id' | 'created_at') => (byId ? sql<number>`+${sql.ref(name)}` : sql.ref<number>(name));
+  const column = (name: 'organization_id' | 'player_id' | 'event_id' | 'created_at') => (byId ? sql<number>`+${sql.ref(name)}` : sql.ref<number>(name));
   let q = qb;
   if (r.afterId !== undefined) q = q.where('id', '>', r.afterId);
   if (r.toId !== undefined) q = q.where('id', '<=', r.toId);
   if (r.organizationId !== undefined) q = q.where(column('organization_id'), '=', r.organizationId);
   if (r.playerId !== undefined) q = q.where(column('player_id'), '=', r.playerId);
+  if (r.eventId !== undefined) q = q.where(column('event_id'), '=', r.eventId);
   if (r.fromMs !== undefined) q = q.where(column('created_at'), '>=', r.fromMs);
   if (r.toMs !== undefined) q = q.where(column('created_at'), '<', r.toMs);
   return q;
@@ -166,6 +185,31 @@ export class RollupRepository {
     }));
   }
 
+  /** What the reports of a range add to each CTA's day. */
+  async ctaFiguresOf(range: ReportRange): Promise<CtaDay[]> {
+    const rows = await this.db
+      .selectFrom('analytics_events')
+      .select([
+        'organization_id',
+        'event_id',
+        DAY_OF.as('day'),
+        sql<number>`sum(case when type = 'cta_impression' then 1 else 0 end)`.as('impressions'),
+        sql<number>`sum(case when type = 'cta_click' then 1 else 0 end)`.as('clicks'),
+      ])
+      .$call((qb) => inRange(qb, range))
+      .where('type', 'in', ['cta_impression', 'cta_click'])
+      .where('event_id', 'is not', null)
+      .groupBy(['organization_id', 'event_id', 'day'])
+      .execute();
+    return rows.map((r) => ({
+      organization_id: r.organization_id,
+      event_id: r.event_id!,
+      day: Number(r.day),
+      impressions: Number(r.impressions),
+      clicks: Number(r.clicks),
+    }));
+  }
+
   /** The distinct viewers who started playback, and the addresses given, per player's day, among a range's reports. */
   async distinctOf(range: ReportRange): Promise<DistinctValue[]> {
     const rows = await this.db
@@ -242,6 +286,40 @@ export class RollupRepository {
     };
   }
 
+  /** A CTA's rolled-up days in [fromMs, toMs), with the rollups' progress and the newest report's id, in one statement (as playerDays). */
+  async ctaDays(organizationId: number, eventId: number, fromMs: number, toMs: number): Promise<CtaDays> {
+    const rows = await this.db
+      .selectFrom('analytics_rollup as r')
+      .leftJoin('analytics_cta_days as d', (join) =>
+        join.on('d.organization_id', '=', organizationId).on('d.event_id', '=', eventId).on('d.day', '>=', fromMs).on('d.day', '<', toMs),
+      )
+      .select((eb) => [
+        'r.last_event_id',
+        eb
+          .selectFrom('analytics_events')
+          .select((e) => e.fn.max('id').as('id'))
+          .as('newest'),
+        'd.day',
+        'd.impressions',
+        'd.clicks',
+      ])
+      .where('r.id', '=', 1)
+      .execute();
+    return {
+      progress: Number(rows[0]?.last_event_id ?? 0),
+      newest: Number(rows[0]?.newest ?? 0),
+      days: rows
+        .filter((r) => r.day !== null)
+        .map((r) => ({
+          organization_id: organizationId,
+          event_id: eventId,
+          day: Number(r.day),
+          impressions: Number(r.impressions ?? 0),
+          clicks: Number(r.clicks ?? 0),
+        })),
+    };
+  }
+
   /** The sketches already kept for these players' days. */
   async playerDaySketches(keys: DayKey[]): Promise<Array<DayKey & DaySketches>> {
     const rows = await inChunks(keys, (chunk) =>
@@ -297,6 +375,22 @@ export class RollupRepository {
             cta_clicks: sql`analytics_days.cta_clicks + excluded.cta_clicks`,
             viewers: sql`coalesce(excluded.viewers, analytics_days.viewers)`,
             emails: sql`coalesce(excluded.emails, analytics_days.emails)`,
+          }),
+        )
+        .execute();
+    }
+  }
+
+  /** Adds the figures to each CTA's day. */
+  async addToCtaDays(rows: CtaDay[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+      await this.db
+        .insertInto('analytics_cta_days')
+        .values(rows.slice(i, i + ROWS_PER_STATEMENT))
+        .onConflict((oc) =>
+          oc.columns(['organization_id', 'event_id', 'day']).doUpdateSet({
+            impressions: sql`analytics_cta_days.impressions + excluded.impressions`,
+            clicks: sql`analytics_cta_days.clicks + excluded.clicks`,
           }),
         )
         .execute();

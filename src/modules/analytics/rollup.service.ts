@@ -104,10 +104,12 @@ export class RollupService {
       const playerDays = await merged(distinct, playerDayKey, playerDayOf, (keys) => this.repo.playerDaySketches(keys));
       const figures = (await this.repo.figuresOf(range)).map((f) => ({ ...f, ...(playerDays.get(playerDayKey(f)) ?? NO_SKETCHES) }));
       const orgDays = await merged(distinct, orgDayKey, orgDayOf, (keys) => this.repo.orgDaySketches(keys));
+      const ctaDays = await this.repo.ctaFiguresOf(range);
       const applied = await this.db.transaction().execute(async (trx) => {
         const repo = this.repo.with(trx);
         if ((await repo.lockProgress()) !== from) return false;
         await repo.addToDays(figures);
+        if (ctaDays.length > 0) await repo.addToCtaDays(ctaDays);
         if (orgDays.size > 0) await repo.setOrgDays([...orgDays.values()]);
         await repo.setProgress(to);
         return true;
