@@ -19,7 +19,7 @@ import { RollupRepository } from '../src/modules/analytics/rollup.repository.ts'
 import { RollupService } from '../src/modules/analytics/rollup.service.ts';
 import { RollupThread } from '../src/modules/analytics/rollup-thread.ts';
 import { jobHandlers } from '../src/modules/job-handlers.ts';
-import { BROWSER_UA, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
+import { BROWSER_UA, createCta, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 
 const P = '/dashboard/v1';
@@ -48,6 +48,28 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
     return res.body;
   };
   const rollUp = () => t.services.analyticsRollups.catchUp();
+  /**
+   * Three subjects' reports in two halves: `rolled`'s rolled up entirely, `half`'s first half only,
+   * `fresh`'s not at all; each checked then (after `between`), and again once everything is rolled up.
+   */
+  const inThreeStates = async <S>(
+    { rolled, half, fresh }: { rolled: S; half: S; fresh: S },
+    store: (subject: S, which: 'first' | 'second') => Promise<unknown>,
+    check: (subject: S) => Promise<void>,
+    between?: () => Promise<void>,
+  ) => {
+    await store(rolled, 'first');
+    await store(rolled, 'second');
+    await store(half, 'first');
+    await rollUp();
+    await store(half, 'second');
+    await store(fresh, 'first');
+    await store(fresh, 'second');
+    for (const subject of [rolled, half, fresh]) await check(subject);
+    await between?.();
+    await rollUp();
+    for (const subject of [rolled, half, fresh]) await check(subject);
+  };
 
   it("the organization's summary answers from the rollups, once they have run; plays count loads, not chapters", async () => {
     const org = await createOrg(t);
@@ -232,17 +254,7 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
     const fresh = await createPlayer(org.api, {}, 2);
     const rolled = await createPlayer(org.api, {}, 2);
     const half = await createPlayer(org.api, {}, 2);
-    await store(rolled, 'first');
-    await store(rolled, 'second');
-    await store(half, 'first');
-    await rollUp();
-    await store(half, 'second');
-    await store(fresh, 'first');
-    await store(fresh, 'second');
-    // Rolled up entirely, half (the rest not yet), not at all.
-    for (const player of [rolled, half, fresh]) await check(player);
-    await rollUp();
-    for (const player of [rolled, half, fresh]) await check(player);
+    await inThreeStates({ rolled, half, fresh }, store, check);
 
     // Days before player_days_since (rolled up before migration 0036) are read from their reports:
     // what their rolled-up rows say is not read (here made wrong), and v1, a viewer of both sides, counts once.
@@ -288,18 +300,12 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
   it("a CTA's figures are read from its rolled-up days with its newer reports added: the same before, during and after a rollup; its period's days only", async () => {
     const org = await createOrg(t);
     const player = await createPlayer(org.api);
-    const createCta = async () => {
-      const res = await org.api.post(`${P}/ctas`, {
-        chapter_id: player.chapters_attributes[0].id,
-        second: 1,
-        duration: 5,
-        width: 200,
-        html: '<a href="https://example.com">Go</a>',
-      });
+    const newCta = async () => {
+      const res = await createCta(org.api, player.chapters_attributes[0].id);
       expect(res.status, res.raw).toBe(201);
       return res.body.id as number;
     };
-    const [rolled, half, fresh] = [await createCta(), await createCta(), await createCta()];
+    const [rolled, half, fresh] = [await newCta(), await newCta(), await newCta()];
     const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
     const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
     let n = 0;
@@ -347,23 +353,15 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
       expect(await figures(cta, `?from=${iso(today - DAY_MS)}&to=${iso(today - DAY_MS)}`)).toEqual([3, 1]);
       expect(await figures(cta, `?from=${iso(today - 10 * DAY_MS)}&to=${iso(today - 10 * DAY_MS)}`)).toEqual([5, 0]);
     };
-    await store(rolled, 'first');
-    await store(rolled, 'second');
-    await store(half, 'first');
-    await rollUp();
-    await store(half, 'second');
-    await store(fresh, 'first');
-    await store(fresh, 'second');
-    for (const cta of [rolled, half, fresh]) await check(cta);
-    const kept = await t.database.db
-      .selectFrom('analytics_cta_days')
-      .select(['event_id', 'impressions', 'clicks'])
-      .where('organization_id', '=', org.organizationId)
-      .execute();
-    expect(kept.filter((r) => r.event_id === fresh)).toEqual([]);
-    expect(kept.filter((r) => r.event_id === rolled).reduce((sum, r) => sum + r.impressions, 0)).toBe(10);
-    await rollUp();
-    for (const cta of [rolled, half, fresh]) await check(cta);
+    await inThreeStates({ rolled, half, fresh }, store, check, async () => {
+      const kept = await t.database.db
+        .selectFrom('analytics_cta_days')
+        .select(['event_id', 'impressions', 'clicks'])
+        .where('organization_id', '=', org.organizationId)
+        .execute();
+      expect(kept.filter((r) => r.event_id === fresh)).toEqual([]);
+      expect(kept.filter((r) => r.event_id === rolled).reduce((sum, r) => sum + r.impressions, 0)).toBe(10);
+    });
     // What is read is the rolled-up days: a wrong figure there shows.
     await t.database.db
       .updateTable('analytics_cta_days')

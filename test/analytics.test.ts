@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_UA, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
+import { BROWSER_UA, createCta, createOrg, createPlayer, type OrgContext } from './helpers/factories.ts';
 import { createTestApp, dialects, type TestApp } from './helpers/harness.ts';
 import * as m0037 from '../src/db/migrations/0037_identified_by_player.ts';
 
@@ -51,15 +51,7 @@ describe.each(dialects)('stored analytics on %s', (dialect) => {
     };
     await send('load-1', attention);
     await send('load-1', attention); // a replayed beacon
-    const cta = (
-      await org.api.post(`${P}/ctas`, {
-        chapter_id: player.chapters_attributes[0].id,
-        second: 1,
-        duration: 5,
-        width: 200,
-        html: '<a href="https://example.com">Go</a>',
-      })
-    ).body;
+    const cta = (await createCta(org.api, player.chapters_attributes[0].id)).body;
     await send('load-1', { type: 'cta_impression', event_id: cta.id });
     await send('load-1', { type: 'cta_click', event_id: cta.id });
     await send('load-1', { type: 'cta_click', event_id: cta.id });
@@ -173,13 +165,7 @@ describe.each(dialects)('stored analytics on %s', (dialect) => {
 
   it("a CTA's impressions, clicks and click-through rate; another organization's CTA is not found", async () => {
     const player = await createPlayer(org.api);
-    const cta = await org.api.post(`${P}/ctas`, {
-      chapter_id: player.chapters_attributes[0].id,
-      second: 1,
-      duration: 5,
-      width: 200,
-      html: '<a href="https://example.com">Go</a>',
-    });
+    const cta = await createCta(org.api, player.chapters_attributes[0].id);
     expect(cta.status, cta.raw).toBe(201);
     for (const load of ['c1', 'c2', 'c3', 'c4']) await beacon(player.uuid, load, { type: 'cta_impression', event_id: cta.body.id });
     await beacon(player.uuid, 'c2', { type: 'cta_click', event_id: cta.body.id });

@@ -53,6 +53,11 @@ export function createEmailGate(api: Client, chapterId: number, second: number) 
   });
 }
 
+/** A CTA (a link shown from second 1 to 6) on a chapter; answers the API's response. */
+export function createCta(api: Client, chapterId: number) {
+  return api.post('/dashboard/v1/ctas', { chapter_id: chapterId, second: 1, duration: 5, width: 200, html: '<a href="https://example.com">Go</a>' });
+}
+
 /** A user invited through the API (POST /v1/users); answers the User resource. */
 export async function createUser(api: Client, overrides: Record<string, unknown> = {}) {
   const res = await api.post('/dashboard/v1/users', {
