@@ -14,6 +14,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as m0036 from '../src/db/migrations/0036_player_day_sketches.ts';
 import * as m0038 from '../src/db/migrations/0038_cta_days.ts';
+import * as m0039 from '../src/db/migrations/0039_breakdown_days.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { RollupRepository } from '../src/modules/analytics/rollup.repository.ts';
 import { RollupService } from '../src/modules/analytics/rollup.service.ts';
@@ -119,7 +120,7 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
             player: fc.nat(2),
             load: fc.nat(5),
             visitor: fc.nat(3),
-            kind: fc.constantFrom('load', 'start', 'end', 'identified', 'watch'),
+            kind: fc.constantFrom('load', 'start', 'end', 'identified', 'watch', 'impression', 'click'),
             chapter: fc.nat(1),
           }),
           { minLength: 1, maxLength: 25 },
@@ -128,6 +129,7 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
         async (reports, runs) => {
           const org = await createOrg(t);
           const players = [await createPlayer(org.api, {}, 2), await createPlayer(org.api, {}, 2), await createPlayer(org.api, {}, 2)];
+          const ctas = await Promise.all(players.map(async (p) => (await createCta(org.api, p.chapters_attributes[0].id)).body.id as number));
           let rolled = Promise.resolve();
           for (const [i, r] of reports.entries()) {
             const player = players[r.player];
@@ -141,7 +143,9 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
                     ? { type: 'view', percent_watched: 100, chapter: r.chapter }
                     : r.kind === 'identified'
                       ? { type: 'identified_view', email: `viewer-${r.visitor}@example.com` }
-                      : { type: 'attention_span', buckets: Array(20).fill(1), watched: [[0, 1 + i]], played_seconds: 1 + i, seq: i };
+                      : r.kind === 'impression' || r.kind === 'click'
+                        ? { type: r.kind === 'impression' ? 'cta_impression' : 'cta_click', event_id: ctas[r.player] }
+                        : { type: 'attention_span', buckets: Array(20).fill(1), watched: [[0, 1 + i]], played_seconds: 1 + i, seq: i };
             await beacon(player.uuid, load, body, `visitor-${r.visitor}`);
             // Rollups run now and then meanwhile, several at once.
             if (i % Math.ceil(reports.length / runs) === 0) rolled = Promise.all([rolled, rollUp(), rollUp()]).then(() => undefined);
@@ -163,8 +167,17 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
               total_watch_seconds: mine.filter((r) => r.kind === 'watch').reduce((sum, r) => sum + 1 + r.i, 0),
               viewers: new Set(starts.values()),
               emails: new Set(mine.filter((r) => r.kind === 'identified').map((r) => r.visitor)),
+              // Once per load each.
+              impressions: new Set(mine.filter((r) => r.kind === 'impression').map((r) => r.load)).size,
+              clicks: new Set(mine.filter((r) => r.kind === 'click').map((r) => r.load)).size,
             };
           });
+          // Each player's CTA, and its breakdown by device (every beacon comes from one desktop browser).
+          for (const [p, m] of model.entries()) {
+            expect((await org.api.get(`${P}/analytics/ctas/${ctas[p]}`)).body).toMatchObject({ impressions: m.impressions, clicks: m.clicks });
+            const byDevice = (await org.api.get(`${P}/analytics/players/${players[p].id}/breakdown?by=device`)).body.rows;
+            expect(byDevice).toEqual(m.views === 0 ? [] : [{ value: 'desktop', views: m.views, unique_viewers: m.viewers.size }]);
+          }
           for (const [p, m] of model.entries()) {
             expect(own[p]).toMatchObject({
               loads: m.loads,
@@ -374,6 +387,125 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
     expect((await (await createOrg(t)).api.get(`${P}/analytics/ctas/${rolled}`)).status).toBe(404);
   });
 
+  it("a player's breakdown is read from its rolled-up days with its newer reports added: the same before, during and after a rollup; days before breakdown_days_since from their reports", async () => {
+    const org = await createOrg(t);
+    const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+    const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    let n = 0;
+    // Starts of playback: [visitor, country, device, browser, day]. v1 watches from DE on two days (one viewer there).
+    const starts: Array<[string, string | null, string, string, number]> = [
+      ['v1', 'DE', 'desktop', 'Chrome', -2],
+      ['v1', 'DE', 'desktop', 'Chrome', -1],
+      ['v2', 'DE', 'mobile', 'Safari', -1],
+      ['v3', null, 'mobile', 'Safari', -1],
+      ['v4', 'FR', 'desktop', 'Firefox', 0],
+      ['v5', null, 'desktop', 'Chrome', 0],
+    ];
+    const store = (player: { id: number }, which: 'first' | 'second') =>
+      t.database.db
+        .insertInto('analytics_events')
+        .values(
+          (which === 'first' ? starts.slice(0, 3) : starts.slice(3)).flatMap(([visitor, country, device, browser, day]) => {
+            const session = `b-${player.id}-${++n}`;
+            const at = today + day * DAY_MS + n * 1000;
+            const report = {
+              organization_id: org.organizationId,
+              player_id: player.id,
+              chapter: 0,
+              visitor_id: visitor,
+              session_id: session,
+              device,
+              browser,
+              country,
+            };
+            return [
+              { ...report, type: 'load', dedup_key: `${session}-load`, created_at: at },
+              { ...report, type: 'view', percent: 0, dedup_key: `${session}-start`, created_at: at + 1 },
+              { ...report, type: 'view', percent: 100, dedup_key: `${session}-end`, created_at: at + 2 },
+            ];
+          }),
+        )
+        .execute();
+    const period = `&from=${iso(today - 2 * DAY_MS)}&to=${iso(today)}`;
+    const breakdown = async (player: { id: number }, by: string, query = period) => {
+      const res = await org.api.get(`${P}/analytics/players/${player.id}/breakdown?by=${by}${query}`);
+      expect(res.status, res.raw).toBe(200);
+      return res.body.rows;
+    };
+    const check = async (player: { id: number }) => {
+      expect(await breakdown(player, 'country')).toEqual([
+        { value: 'DE', views: 3, unique_viewers: 2 },
+        { value: null, views: 2, unique_viewers: 2 },
+        { value: 'FR', views: 1, unique_viewers: 1 },
+      ]);
+      expect(await breakdown(player, 'device')).toEqual([
+        { value: 'desktop', views: 4, unique_viewers: 3 },
+        { value: 'mobile', views: 2, unique_viewers: 2 },
+      ]);
+      expect(await breakdown(player, 'browser')).toEqual([
+        { value: 'Chrome', views: 3, unique_viewers: 2 },
+        { value: 'Safari', views: 2, unique_viewers: 2 },
+        { value: 'Firefox', views: 1, unique_viewers: 1 },
+      ]);
+      // One day: yesterday's.
+      expect(await breakdown(player, 'country', `&from=${iso(today - DAY_MS)}&to=${iso(today - DAY_MS)}`)).toEqual([
+        { value: 'DE', views: 2, unique_viewers: 2 },
+        { value: null, views: 1, unique_viewers: 1 },
+      ]);
+    };
+    const fresh = await createPlayer(org.api);
+    const rolled = await createPlayer(org.api);
+    const half = await createPlayer(org.api);
+    await inThreeStates({ rolled, half, fresh }, store, check, async () => {
+      const kept = await t.database.db.selectFrom('analytics_breakdown_days').select('player_id').where('organization_id', '=', org.organizationId).execute();
+      expect(kept.filter((r) => r.player_id === fresh.id)).toEqual([]);
+      expect(kept.filter((r) => r.player_id === rolled.id).length).toBeGreaterThan(0);
+    });
+
+    // What is read is the rolled-up days: a wrong figure there shows.
+    const wrong = () =>
+      t.database.db
+        .updateTable('analytics_breakdown_days')
+        .set({ views: 1000 })
+        .where('player_id', '=', rolled.id)
+        .where('dimension', '=', 'country')
+        .where('value', '=', 'FR')
+        .execute();
+    await wrong();
+    expect((await breakdown(rolled, 'country'))[0]).toEqual({ value: 'FR', views: 1000, unique_viewers: 1 });
+    // Days before breakdown_days_since (rolled up before migration 0039) are read from their reports instead.
+    try {
+      await t.database.db
+        .updateTable('analytics_rollup')
+        .set({ breakdown_days_since: today + DAY_MS })
+        .where('id', '=', 1)
+        .execute();
+      await check(rolled);
+    } finally {
+      await t.database.db.updateTable('analytics_rollup').set({ breakdown_days_since: 0 }).where('id', '=', 1).execute();
+    }
+  });
+
+  it("migration 0039: the players' breakdowns read from the rollups start the day after the newest day rolled up before it (at once on a new database)", async () => {
+    const own = await createTestApp(dialect);
+    try {
+      const since = async () =>
+        Number((await own.database.db.selectFrom('analytics_rollup').select('breakdown_days_since').executeTakeFirstOrThrow()).breakdown_days_since);
+      expect(await since()).toBe(0);
+      await m0039.down(own.database.db);
+      const o = await createOrg(own);
+      const player = await createPlayer(o.api);
+      const day = Date.parse('2026-03-02T00:00:00Z');
+      for (const d of [day - DAY_MS, day]) {
+        await own.database.db.insertInto('analytics_days').values({ organization_id: o.organizationId, player_id: player.id, day: d, views: 1 }).execute();
+      }
+      await m0039.up(own.database.db);
+      expect(await since()).toBe(day + DAY_MS);
+    } finally {
+      await own.close();
+    }
+  });
+
   it("migration 0038: a CTA's days are filled from the reports the rollups have read; the others are left to the next batch", async () => {
     const own = await createTestApp(dialect);
     try {
@@ -408,14 +540,24 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
       // The rollups have read up to the fifth report.
       await own.database.db.updateTable('analytics_rollup').set({ last_event_id: ids[4].id }).where('id', '=', 1).execute();
       await m0038.up(own.database.db);
-      const rows = await own.database.db
-        .selectFrom('analytics_cta_days')
-        .select(['event_id', 'day', 'impressions', 'clicks'])
-        .orderBy('event_id')
-        .orderBy('day')
-        .execute();
-      expect(rows.map((r) => ({ ...r, day: Number(r.day) }))).toEqual([
+      const days = async () => {
+        const rows = await own.database.db
+          .selectFrom('analytics_cta_days')
+          .select(['event_id', 'day', 'impressions', 'clicks'])
+          .orderBy('event_id')
+          .orderBy('day')
+          .execute();
+        return rows.map((r) => ({ ...r, day: Number(r.day) }));
+      };
+      expect(await days()).toEqual([
         { event_id: 7, day, impressions: 2, clicks: 1 },
+        { event_id: 7, day: day + DAY_MS, impressions: 1, clicks: 0 },
+        { event_id: 8, day, impressions: 1, clicks: 0 },
+      ]);
+      // The next batch adds the one report above the progress, once.
+      await own.services.analyticsRollups.catchUp();
+      expect(await days()).toEqual([
+        { event_id: 7, day, impressions: 3, clicks: 1 },
         { event_id: 7, day: day + DAY_MS, impressions: 1, clicks: 0 },
         { event_id: 8, day, impressions: 1, clicks: 0 },
       ]);
@@ -565,6 +707,8 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
     const player = await createPlayer(org.api);
     await beacon(player.uuid, 'old-1', { type: 'view', percent_watched: 0 });
     await beacon(player.uuid, 'old-1', { type: 'identified_view', email: 'old@example.com' });
+    const cta = (await createCta(org.api, player.chapters_attributes[0].id)).body.id;
+    await beacon(player.uuid, 'old-1', { type: 'cta_impression', event_id: cta });
     const later = Date.now() + 731 * DAY_MS;
     const stored = async () => (await t.database.db.selectFrom('analytics_events').select('id').where('player_id', '=', player.id).execute()).length;
 
@@ -577,7 +721,7 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
     expect(await identified()).toEqual([{ email: 'old@example.com' }, { email: 'old@example.com' }]);
     // Not rolled up yet: kept, however old.
     await t.services.housekeeping.sweep(later);
-    expect(await stored()).toBe(2);
+    expect(await stored()).toBe(3);
     // The address is no longer listed among the identified viewers (past retention, whatever the rollups),
     // the organization's or the player's.
     expect((await org.api.get(`${P}/analytics/viewers`)).body.viewers).toEqual([]);
@@ -585,10 +729,14 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
 
     await rollUp();
     const swept = await t.services.housekeeping.sweep(later);
-    expect(swept.analytics_reports).toBeGreaterThanOrEqual(2);
+    expect(swept.analytics_reports).toBeGreaterThanOrEqual(3);
     expect(await stored()).toBe(0);
-    // The raw reports are gone, the rollups stay: the player's figures are read from them, as the summary's.
+    // The raw reports are gone, the rollups stay: the player's figures, its breakdown and its CTA's are read from them, as the summary's.
     expect((await org.api.get(`${P}/analytics/players/${player.id}`)).body).toMatchObject({ views: 1, plays: 1, unique_viewers: 1, identified_viewers: 1 });
+    expect((await org.api.get(`${P}/analytics/ctas/${cta}`)).body).toMatchObject({ impressions: 1, clicks: 0 });
+    expect((await org.api.get(`${P}/analytics/players/${player.id}/breakdown?by=browser`)).body.rows).toEqual([
+      { value: 'Chrome', views: 1, unique_viewers: 1 },
+    ]);
     expect(await summaryOf(org)).toMatchObject({ views: 1, plays: 1, identified_viewers: 1 });
   });
 });

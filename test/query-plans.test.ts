@@ -249,6 +249,22 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
     }
   });
 
+  it("a player's breakdown: its days are a range of analytics_breakdown_days' key; its starts not yet rolled up are found by id", async () => {
+    const day = 86_400_000;
+    const plans = await plansOf(async (_, __, { rollups }) => {
+      await rollups.breakdownDays(org.organizationId, 1, 'country', 100 * day, 130 * day);
+      await rollups.viewStartsOf({ afterId: 1_000_000, toId: 1_100_000, organizationId: org.organizationId, playerId: 1, fromMs: 100 * day, toMs: 130 * day });
+    });
+    expect(plans).toHaveLength(2);
+    expect(plans[0]).toMatch(uses(dialect === 'sqlite' ? 'sqlite_autoindex_analytics_breakdown_days_1' : 'analytics_breakdown_days_pk'));
+    expect(plans[1]).toMatch(
+      dialect === 'sqlite'
+        ? /SEARCH analytics_events USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/
+        : /Index Scan using analytics_events_pkey on analytics_events[^|]*\|\s+Index Cond: \(\(id > \d+\) AND \(id <= \d+\)\)/,
+    );
+    expect(plans[1]).not.toMatch(/analytics_events_(player|created)_idx/);
+  });
+
   it("identified viewers of a period reaching today, the organization's or a player's: a range of its (organization[, player], last seen) index, never the reports", async () => {
     const plans = await plansOf(async (_, __, { analytics }) => {
       await analytics.recentlyIdentified(org.organizationId, undefined, 1_000, { limit: 50, offset: 100 });

@@ -10174,10 +10174,13 @@ export interface paths {
                             /** @description Last day of the period (included) */
                             to: string;
                             by: string;
-                            /** @description Most views first */
+                            /** @description Most views first, then the unknown last, then by value */
                             rows: {
+                                /** @description The country (ISO code), device class or browser family; null when unknown */
                                 value: string | null;
+                                /** @description Starts of playback */
                                 views: number;
+                                /** @description Distinct visitors among those views; exact up to 2,730, estimated beyond (about 1 %) */
                                 unique_viewers: number;
                             }[];
                         };
@@ -10242,10 +10245,13 @@ export interface paths {
                             /** @description Last day of the period (included) */
                             to: string;
                             by: string;
-                            /** @description Most views first */
+                            /** @description Most views first, then the unknown last, then by value */
                             rows: {
+                                /** @description The country (ISO code), device class or browser family; null when unknown */
                                 value: string | null;
+                                /** @description Starts of playback */
                                 views: number;
+                                /** @description Distinct visitors among those views; exact up to 2,730, estimated beyond (about 1 %) */
                                 unique_viewers: number;
                             }[];
                         };

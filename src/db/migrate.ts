@@ -42,6 +42,7 @@ import * as m0035 from './migrations/0035_counter_shards.ts';
 import * as m0036 from './migrations/0036_player_day_sketches.ts';
 import * as m0037 from './migrations/0037_identified_by_player.ts';
 import * as m0038 from './migrations/0038_cta_days.ts';
+import * as m0039 from './migrations/0039_breakdown_days.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -81,6 +82,7 @@ const migrations: Record<string, Migration> = {
   '0036_player_day_sketches': m0036,
   '0037_identified_by_player': m0037,
   '0038_cta_days': m0038,
+  '0039_breakdown_days': m0039,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

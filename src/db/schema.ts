@@ -634,6 +634,22 @@ export interface AnalyticsRollupTable {
   last_event_id: number;
   /** The first day (epoch ms) whose players' days have sketches: the days before are read from their reports (migration 0036). */
   player_days_since: Generated<number>;
+  /** The first day (epoch ms) whose players' breakdowns are rolled up: the days before are read from their reports (migration 0039). */
+  breakdown_days_since: Generated<number>;
+}
+
+/** A player's views and distinct viewers of a UTC day with one country, device class or browser family (migration 0039). */
+export interface AnalyticsBreakdownDaysTable {
+  organization_id: number;
+  player_id: number;
+  /** country, device or browser */
+  dimension: string;
+  day: number;
+  /** '' when unknown */
+  value: string;
+  views: Generated<number>;
+  /** A sketch (src/modules/analytics/distinct-sketch.ts) of the distinct viewers. */
+  viewers: Uint8Array | null;
 }
 
 /** A CTA's figures of a UTC day (epoch ms), added by the rollups (migration 0038). */
@@ -710,6 +726,7 @@ export interface DB {
   analytics_org_days: AnalyticsOrgDaysTable;
   analytics_rollup: AnalyticsRollupTable;
   analytics_cta_days: AnalyticsCtaDaysTable;
+  analytics_breakdown_days: AnalyticsBreakdownDaysTable;
   analytics_identified: AnalyticsIdentifiedTable;
   analytics_identified_players: AnalyticsIdentifiedPlayersTable;
 }

@@ -8,6 +8,7 @@ export const UNCACHED_TABLES = [
   'analytics_days',
   'analytics_org_days',
   'analytics_cta_days',
+  'analytics_breakdown_days',
   'analytics_rollup',
   'analytics_identified',
   'analytics_identified_players',

@@ -82,26 +82,6 @@ export class AnalyticsRepository {
     return rows.map((r) => ({ bucket: String(r.bucket), ...totalsOf(r) }));
   }
 
-  /** A player's views and unique viewers per country, device class or browser family; most views first. */
-  async breakdown(organizationId: number, playerId: number, by: 'country' | 'device' | 'browser', fromMs: number, toMs: number) {
-    const rows = await this.reads
-      .selectFrom('analytics_events')
-      .select([sql.ref<string | null>(by).as('value'), sql<number>`count(*)`.as('views'), sql<number>`count(distinct ${VIEWER})`.as('unique_viewers')])
-      .where('organization_id', '=', organizationId)
-      .where('player_id', '=', playerId)
-      .where('created_at', '>=', fromMs)
-      .where('created_at', '<', toMs)
-      .where('type', '=', 'view')
-      .where('percent', '=', 0)
-      .groupBy(by)
-      .orderBy('views', 'desc')
-      // Unknown last on both dialects (SQLite sorts NULL first, PostgreSQL last).
-      .orderBy(sql`${sql.ref(by)} is null`)
-      .orderBy(by)
-      .execute();
-    return rows.map((r) => ({ value: r.value ?? null, views: Number(r.views), unique_viewers: Number(r.unique_viewers) }));
-  }
-
   /** A video's views (loads × chapters that started playing it) and the stretches each played. */
   async playedStretches(organizationId: number, videoId: number, fromMs: number, toMs: number) {
     return this.reads

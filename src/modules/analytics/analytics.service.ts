@@ -189,7 +189,34 @@ export class AnalyticsService {
   async playerBreakdown(organizationId: number, ref: PlayerRef, query: BreakdownQuery): Promise<PlayerBreakdown> {
     const period = periodOf(query);
     const player = await this.player(organizationId, ref);
-    const rows = await this.repo.breakdown(organizationId, player.id, query.by, period.fromMs, period.toMs);
+    // Its rolled-up days (docs/analytics.md, "A player's breakdown"), with its reports not yet rolled up added.
+    const { progress, newest, since, days } = await this.rollups.breakdownDays(organizationId, player.id, query.by, period.fromMs, period.toMs);
+    const values = new Map<string, { views: number; viewers: DistinctSketch }>();
+    const at = (value: string) => {
+      if (!values.has(value)) values.set(value, { views: 0, viewers: new DistinctSketch() });
+      return values.get(value)!;
+    };
+    for (const d of days) {
+      const v = at(d.value);
+      v.views += d.views;
+      v.viewers.mergeBytes(d.viewers);
+    }
+    for (const range of unrolledRanges({ organizationId, playerId: player.id, fromMs: period.fromMs, toMs: period.toMs }, progress, newest, since)) {
+      for (const start of await this.rollups.viewStartsOf(range)) {
+        const v = at(start[query.by] ?? UNKNOWN);
+        v.views++;
+        v.viewers.add(start.viewer);
+      }
+    }
+    const rows = [...values]
+      .map(([value, v]) => ({ value: value === UNKNOWN ? null : value, views: v.views, unique_viewers: v.viewers.count() }))
+      // Most views first; then the unknown last, then by value.
+      .sort(
+        (a, b) =>
+          b.views - a.views ||
+          Number(a.value === null) - Number(b.value === null) ||
+          ((a.value ?? '') < (b.value ?? '') ? -1 : (a.value ?? '') > (b.value ?? '') ? 1 : 0),
+      );
     return { player_id: player.id, from: period.from, to: period.to, by: query.by, rows };
   }
 
@@ -241,11 +268,7 @@ export class AnalyticsService {
     bucketOf: (day: number) => string,
   ): Promise<Map<string, PlayerDay>> {
     const { progress, newest, since, days } = await this.rollups.playerDays(organizationId, playerId, fromMs, toMs);
-    const player = { organizationId, playerId };
-    const ranges: Array<ReportRange & { fromMs: number; toMs: number }> = [
-      { ...player, afterId: progress, toId: newest, fromMs: Math.max(fromMs, since), toMs },
-    ];
-    if (fromMs < since) ranges.push({ ...player, fromMs, toMs: Math.min(toMs, since) });
+    const ranges = unrolledRanges({ organizationId, playerId, fromMs, toMs }, progress, newest, since);
     const out = new Map<string, PlayerDay>();
     const at = (day: number) => {
       const key = bucketOf(day);
@@ -259,7 +282,6 @@ export class AnalyticsService {
       bucket.emails.mergeBytes(d.emails);
     }
     for (const range of ranges) {
-      if (range.fromMs >= range.toMs) continue;
       for (const f of await this.rollups.figuresOf(range)) addFigures(at(f.day), f);
       for (const v of await this.rollups.distinctOf(range)) at(v.day)[v.kind].add(v.value);
     }
@@ -409,6 +431,28 @@ const MAX_HOUR_DAYS = 31;
 const RETENTION_SECONDS = 600;
 const RETENTION_POINTS = 200;
 const TOP_PLAYERS = 10;
+
+/** A breakdown's unknown value, as the rollups keep it. */
+const UNKNOWN = '';
+
+/**
+ * The reports of a player's period that its rolled-up days leave out (docs/analytics.md, "A player's
+ * figures"): those not yet rolled up, (progress, newest], from `since`; and every report of the days
+ * before `since`, which the rollups kept no days of.
+ */
+function unrolledRanges(
+  period: { organizationId: number; playerId: number; fromMs: number; toMs: number },
+  progress: number,
+  newest: number,
+  since: number,
+): ReportRange[] {
+  const { organizationId, playerId, fromMs, toMs } = period;
+  const ranges: Array<ReportRange & { fromMs: number; toMs: number }> = [
+    { organizationId, playerId, afterId: progress, toId: newest, fromMs: Math.max(fromMs, since), toMs },
+  ];
+  if (fromMs < since) ranges.push({ organizationId, playerId, fromMs, toMs: Math.min(toMs, since) });
+  return ranges.filter((r) => r.fromMs < r.toMs);
+}
 
 /** A day's (or a bucket's, or a period's) figures of a player, with its distinct viewers and addresses. */
 interface PlayerDay extends AdditiveFigures {

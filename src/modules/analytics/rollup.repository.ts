@@ -52,6 +52,35 @@ export interface ReportRange {
   toMs?: number;
 }
 
+/** The dimensions of a player's breakdown. */
+export type Dimension = 'country' | 'device' | 'browser';
+export const DIMENSIONS: readonly Dimension[] = ['country', 'device', 'browser'];
+
+/** A start of playback with what a breakdown counts of it: its viewer and client facts. */
+export interface ViewStart extends DayKey {
+  viewer: string;
+  country: string | null;
+  device: string | null;
+  browser: string | null;
+}
+
+/** A player's views and distinct viewers of a day with one value of a dimension (`''`: unknown). */
+export interface BreakdownDay extends DayKey {
+  dimension: Dimension;
+  value: string;
+  views: number;
+  viewers: Uint8Array | null;
+}
+
+/** A player's breakdown days of a period, and how far the rollups had read then (as PlayerDays). */
+export interface BreakdownDays {
+  progress: number;
+  newest: number;
+  /** `analytics_rollup.breakdown_days_since`: the days before it are not rolled up, and not in `days`. */
+  since: number;
+  days: BreakdownDay[];
+}
+
 /** A CTA's impressions and clicks of a UTC day. */
 export interface CtaDay {
   organization_id: number;
@@ -183,6 +212,18 @@ export class RollupRepository {
       watch_seconds: Number(r.watch_seconds ?? 0),
       cta_clicks: Number(r.cta_clicks),
     }));
+  }
+
+  /** The starts of playback among a range's reports, with their viewers and client facts (for the breakdowns). */
+  async viewStartsOf(range: ReportRange): Promise<ViewStart[]> {
+    const rows = await this.db
+      .selectFrom('analytics_events')
+      .select(['organization_id', 'player_id', DAY_OF.as('day'), sql<string>`coalesce(visitor_id, session_id)`.as('viewer'), 'country', 'device', 'browser'])
+      .$call((qb) => inRange(qb, range))
+      .where('type', '=', 'view')
+      .where('percent', '=', 0)
+      .execute();
+    return rows.map((r) => ({ ...r, day: Number(r.day) }));
   }
 
   /** What the reports of a range add to each CTA's day. */
@@ -320,6 +361,72 @@ export class RollupRepository {
     };
   }
 
+  /**
+   * A player's breakdown days by `dimension` in [fromMs, toMs) from `breakdown_days_since`, with the
+   * rollups' progress and the newest report's id, in one statement (as playerDays).
+   */
+  async breakdownDays(organizationId: number, playerId: number, dimension: Dimension, fromMs: number, toMs: number): Promise<BreakdownDays> {
+    const rows = await this.db
+      .selectFrom('analytics_rollup as r')
+      .leftJoin('analytics_breakdown_days as d', (join) =>
+        join
+          .on('d.organization_id', '=', organizationId)
+          .on('d.player_id', '=', playerId)
+          .on('d.dimension', '=', dimension)
+          .on('d.day', '>=', fromMs)
+          .on('d.day', '<', toMs)
+          .onRef('d.day', '>=', 'r.breakdown_days_since'),
+      )
+      .select((eb) => [
+        'r.last_event_id',
+        'r.breakdown_days_since',
+        eb
+          .selectFrom('analytics_events')
+          .select((e) => e.fn.max('id').as('id'))
+          .as('newest'),
+        'd.day',
+        'd.value',
+        'd.views',
+        'd.viewers',
+      ])
+      .where('r.id', '=', 1)
+      .execute();
+    return {
+      progress: Number(rows[0]?.last_event_id ?? 0),
+      newest: Number(rows[0]?.newest ?? 0),
+      since: Number(rows[0]?.breakdown_days_since ?? 0),
+      days: rows
+        .filter((r) => r.day !== null)
+        .map((r) => ({
+          organization_id: organizationId,
+          player_id: playerId,
+          dimension,
+          day: Number(r.day),
+          value: r.value!,
+          views: Number(r.views ?? 0),
+          viewers: r.viewers ?? null,
+        })),
+    };
+  }
+
+  /** The sketches already kept for these breakdown days. */
+  async breakdownDaySketches(keys: Array<Omit<BreakdownDay, 'views' | 'viewers'>>): Promise<Array<Omit<BreakdownDay, 'views'>>> {
+    const rows = await inChunks(keys, (chunk) =>
+      this.db
+        .selectFrom('analytics_breakdown_days')
+        .select(['organization_id', 'player_id', 'dimension', 'day', 'value', 'viewers'])
+        .where((eb) =>
+          eb(
+            eb.refTuple('organization_id', 'player_id', 'dimension', 'day', 'value'),
+            'in',
+            chunk.map((k) => eb.tuple(k.organization_id, k.player_id, k.dimension, k.day, k.value)),
+          ),
+        )
+        .execute(),
+    );
+    return rows.map((r) => ({ ...r, dimension: r.dimension as Dimension, day: Number(r.day) }));
+  }
+
   /** The sketches already kept for these players' days. */
   async playerDaySketches(keys: DayKey[]): Promise<Array<DayKey & DaySketches>> {
     const rows = await inChunks(keys, (chunk) =>
@@ -381,7 +488,29 @@ export class RollupRepository {
     }
   }
 
-  /** Adds the figures to each CTA's day. */
+  /**
+   * Adds the views to each breakdown day and sets its sketch (already merged with the kept one: only
+   * rollup batches write them, in the transaction that moves the progress, as setOrgDays).
+   */
+  async addToBreakdownDays(rows: BreakdownDay[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+      await this.db
+        .insertInto('analytics_breakdown_days')
+        .values(rows.slice(i, i + ROWS_PER_STATEMENT))
+        .onConflict((oc) =>
+          oc.columns(['organization_id', 'player_id', 'dimension', 'day', 'value']).doUpdateSet({
+            views: sql`analytics_breakdown_days.views + excluded.views`,
+            viewers: sql`excluded.viewers`,
+          }),
+        )
+        .execute();
+    }
+  }
+
+  /**
+   * Adds the figures to each CTA's day. Only rollup batches write them, holding the progress row
+   * (RollupService), so their rows need no order; another writer would have to sort them or take it too.
+   */
   async addToCtaDays(rows: CtaDay[]): Promise<void> {
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       await this.db
@@ -482,5 +611,5 @@ async function inChunks<K, R>(keys: K[], read: (chunk: K[]) => Promise<R[]>): Pr
 }
 
 const KEYS_PER_STATEMENT = 300;
-/** Eleven columns a row: well under SQLite's (32,766) and PostgreSQL's (65,535) limits of bound values. */
+/** At most eleven columns a row (the players' days): well under SQLite's (32,766) and PostgreSQL's (65,535) limits of bound values. */
 const ROWS_PER_STATEMENT = 500;

@@ -5,7 +5,16 @@ import { isPostgres } from '../../db/dialect.ts';
 import type { DB } from '../../db/schema.ts';
 import { scheduleRecurring } from '../housekeeping/recurring.ts';
 import { DistinctSketch } from './distinct-sketch.ts';
-import type { DayKey, DaySketches, DistinctValue, OrgDay, RollupRepository } from './rollup.repository.ts';
+import {
+  DIMENSIONS,
+  type BreakdownDay,
+  type DayKey,
+  type DaySketches,
+  type DistinctValue,
+  type OrgDay,
+  type RollupRepository,
+  type ViewStart,
+} from './rollup.repository.ts';
 
 export interface RollupOptions {
   /** Seconds from one run to the next (ANALYTICS_ROLLUP_SECONDS): the freshness of the rolled-up figures. */
@@ -105,11 +114,13 @@ export class RollupService {
       const figures = (await this.repo.figuresOf(range)).map((f) => ({ ...f, ...(playerDays.get(playerDayKey(f)) ?? NO_SKETCHES) }));
       const orgDays = await merged(distinct, orgDayKey, orgDayOf, (keys) => this.repo.orgDaySketches(keys));
       const ctaDays = await this.repo.ctaFiguresOf(range);
+      const breakdownDays = await breakdownOf(await this.repo.viewStartsOf(range), (keys) => this.repo.breakdownDaySketches(keys));
       const applied = await this.db.transaction().execute(async (trx) => {
         const repo = this.repo.with(trx);
         if ((await repo.lockProgress()) !== from) return false;
         await repo.addToDays(figures);
         if (ctaDays.length > 0) await repo.addToCtaDays(ctaDays);
+        if (breakdownDays.length > 0) await repo.addToBreakdownDays(breakdownDays);
         if (orgDays.size > 0) await repo.setOrgDays([...orgDays.values()]);
         await repo.setProgress(to);
         return true;
@@ -172,4 +183,35 @@ async function merged<K extends OrgDay>(
     out.set(k, { ...day, viewers: s.viewers.toBuffer(), emails: s.emails.toBuffer() });
   }
   return out;
+}
+
+type BreakdownKey = Omit<BreakdownDay, 'views' | 'viewers'>;
+const breakdownKey = (k: BreakdownKey) => `${k.organization_id}:${k.player_id}:${k.dimension}:${k.day}:${k.value}`;
+
+/**
+ * A batch's starts of playback as breakdown days: per player's day, dimension and value (`''` when
+ * unknown), the views they add, and the kept sketch of the distinct viewers with theirs added.
+ */
+async function breakdownOf(
+  starts: ViewStart[],
+  kept: (keys: BreakdownKey[]) => Promise<Array<BreakdownKey & Pick<BreakdownDay, 'viewers'>>>,
+): Promise<BreakdownDay[]> {
+  const days = new Map<string, { key: BreakdownKey; views: number; viewers: string[] }>();
+  for (const start of starts) {
+    for (const dimension of DIMENSIONS) {
+      const key = { organization_id: start.organization_id, player_id: start.player_id, dimension, day: start.day, value: start[dimension] ?? '' };
+      const name = breakdownKey(key);
+      if (!days.has(name)) days.set(name, { key, views: 0, viewers: [] });
+      const day = days.get(name)!;
+      day.views++;
+      day.viewers.push(start.viewer);
+    }
+  }
+  if (days.size === 0) return [];
+  const stored = new Map((await kept([...days.values()].map((d) => d.key))).map((r) => [breakdownKey(r), r.viewers]));
+  return [...days].map(([name, day]) => {
+    const sketch = DistinctSketch.from(stored.get(name));
+    for (const viewer of day.viewers) sketch.add(viewer);
+    return { ...day.key, views: day.views, viewers: sketch.toBuffer() };
+  });
 }

@@ -211,7 +211,8 @@ export class GdprRepository {
       .where('session_id', 'in', sessions)
       .executeTakeFirst();
     // Each address's rows among the identified (the organization's, and each player's) as far as its other reports go.
-    for (const address of new Set([email, ...named.map((r) => r.email!)])) {
+    // In address order, as ingest writes them: on PostgreSQL, two writers taking rows in opposite orders deadlock.
+    for (const address of [...new Set([email, ...named.map((r) => r.email!)])].sort()) {
       await this.db.deleteFrom('analytics_identified').where('organization_id', '=', organizationId).where('email', '=', address).execute();
       await this.db.deleteFrom('analytics_identified_players').where('organization_id', '=', organizationId).where('email', '=', address).execute();
       const left = await this.db
