@@ -452,6 +452,16 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
         { value: 'DE', views: 2, unique_viewers: 2 },
         { value: null, views: 1, unique_viewers: 1 },
       ]);
+      // Today's: equal views, then the unknown last, then by value.
+      const todays = `&from=${iso(today)}&to=${iso(today)}`;
+      expect(await breakdown(player, 'country', todays)).toEqual([
+        { value: 'FR', views: 1, unique_viewers: 1 },
+        { value: null, views: 1, unique_viewers: 1 },
+      ]);
+      expect(await breakdown(player, 'browser', todays)).toEqual([
+        { value: 'Chrome', views: 1, unique_viewers: 1 },
+        { value: 'Firefox', views: 1, unique_viewers: 1 },
+      ]);
     };
     const fresh = await createPlayer(org.api);
     const rolled = await createPlayer(org.api);
@@ -473,14 +483,18 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
         .execute();
     await wrong();
     expect((await breakdown(rolled, 'country'))[0]).toEqual({ value: 'FR', views: 1000, unique_viewers: 1 });
-    // Days before breakdown_days_since (rolled up before migration 0039) are read from their reports instead.
+    // Days before breakdown_days_since (rolled up before migration 0039) are read from their reports instead,
+    // with the later days' rows and the reports not yet rolled up.
+    const mixed = await createPlayer(org.api);
+    await store(mixed, 'first');
+    await rollUp();
+    await store(mixed, 'second');
+    const since = (ms: number) => t.database.db.updateTable('analytics_rollup').set({ breakdown_days_since: ms }).where('id', '=', 1).execute();
     try {
-      await t.database.db
-        .updateTable('analytics_rollup')
-        .set({ breakdown_days_since: today + DAY_MS })
-        .where('id', '=', 1)
-        .execute();
+      await since(today + DAY_MS);
       await check(rolled);
+      await since(today);
+      await check(mixed);
     } finally {
       await t.database.db.updateTable('analytics_rollup').set({ breakdown_days_since: 0 }).where('id', '=', 1).execute();
     }

@@ -282,6 +282,18 @@ describe.each(dialects)('stored analytics on %s', (dialect) => {
     expect((await own.api.get(`${P}/analytics/viewers?email=not-an-address`)).status).toBe(422);
   });
 
+  it("a browser Bowser does not know is 'Other' (its catch-all names an agent after its first word, or '')", async () => {
+    const player = await createPlayer(org.api);
+    for (const [load, ua] of [
+      ['ua-1', 'FooBar/2.0 something'],
+      ['ua-2', '/1.0 (x)'],
+      ['ua-3', BROWSER_UA],
+    ]) {
+      expect((await beacon(player.uuid, load, { type: 'view', percent_watched: 0 }, { 'user-agent': ua })).statusCode).toBe(204);
+    }
+    expect((await stored(player.id)).map((r) => r.browser)).toEqual(['Other', 'Other', 'Chrome']);
+  });
+
   it("a player's identified viewers: those given at it, the latest there first (not at another player), each with its loads there", async () => {
     const own = await createOrg(t);
     const [a, b] = [await createPlayer(own.api), await createPlayer(own.api)];

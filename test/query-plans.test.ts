@@ -253,7 +253,10 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
     const day = 86_400_000;
     const plans = await plansOf(async (_, __, { rollups }) => {
       await rollups.breakdownDays(org.organizationId, 1, 'country', 100 * day, 130 * day);
-      await rollups.viewStartsOf({ afterId: 1_000_000, toId: 1_100_000, organizationId: org.organizationId, playerId: 1, fromMs: 100 * day, toMs: 130 * day });
+      await rollups.viewStartsBy(
+        { afterId: 1_000_000, toId: 1_100_000, organizationId: org.organizationId, playerId: 1, fromMs: 100 * day, toMs: 130 * day },
+        'country',
+      );
     });
     expect(plans).toHaveLength(2);
     expect(plans[0]).toMatch(uses(dialect === 'sqlite' ? 'sqlite_autoindex_analytics_breakdown_days_1' : 'analytics_breakdown_days_pk'));

@@ -202,9 +202,9 @@ export class AnalyticsService {
       v.viewers.mergeBytes(d.viewers);
     }
     for (const range of unrolledRanges({ organizationId, playerId: player.id, fromMs: period.fromMs, toMs: period.toMs }, progress, newest, since)) {
-      for (const start of await this.rollups.viewStartsOf(range)) {
-        const v = at(start[query.by] ?? UNKNOWN);
-        v.views++;
+      for (const start of await this.rollups.viewStartsBy(range, query.by)) {
+        const v = at(start.value ?? UNKNOWN);
+        v.views += start.views;
         v.viewers.add(start.viewer);
       }
     }

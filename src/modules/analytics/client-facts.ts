@@ -13,6 +13,12 @@ export interface ClientFacts {
 
 const DEVICES = new Set(['desktop', 'mobile', 'tablet', 'tv']);
 
+/**
+ * The browser families Bowser knows. Its catch-all parser names any other agent after its first word
+ * (or '' for none): those are 'Other', so that a breakdown's values stay a known, short list.
+ */
+const BROWSERS = new Set<string>(Object.values(Bowser.BROWSER_MAP));
+
 /** What a user agent says, kept per distinct string: viewers of a page send a handful of them, many times. */
 const known = new Map<string, Omit<ClientFacts, 'optedOut'>>();
 const KNOWN_MAX = 2000;
@@ -21,7 +27,11 @@ function classify(ua: string): Omit<ClientFacts, 'optedOut'> {
   if (!ua || isbot(ua)) return { bot: Boolean(ua), device: 'other', browser: 'Other' };
   const parsed = Bowser.parse(ua);
   const type = parsed.platform.type ?? '';
-  return { bot: false, device: DEVICES.has(type) ? (type as ClientFacts['device']) : 'other', browser: parsed.browser.name ?? 'Other' };
+  return {
+    bot: false,
+    device: DEVICES.has(type) ? (type as ClientFacts['device']) : 'other',
+    browser: BROWSERS.has(parsed.browser.name ?? '') ? parsed.browser.name! : 'Other',
+  };
 }
 
 export function clientFacts(headers: Record<string, string | string[] | undefined>): ClientFacts {

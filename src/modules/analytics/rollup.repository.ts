@@ -226,6 +226,22 @@ export class RollupRepository {
     return rows.map((r) => ({ ...r, day: Number(r.day) }));
   }
 
+  /**
+   * A range's starts of playback per value of `dimension` and viewer (null: unknown), counted: what a
+   * player's breakdown adds to its rolled-up days, each distinct viewer of a value once.
+   */
+  async viewStartsBy(range: ReportRange, dimension: Dimension): Promise<Array<{ value: string | null; viewer: string; views: number }>> {
+    const rows = await this.db
+      .selectFrom('analytics_events')
+      .select([sql.ref<string | null>(dimension).as('value'), sql<string>`coalesce(visitor_id, session_id)`.as('viewer'), sql<number>`count(*)`.as('views')])
+      .$call((qb) => inRange(qb, range))
+      .where('type', '=', 'view')
+      .where('percent', '=', 0)
+      .groupBy([dimension, 'viewer'])
+      .execute();
+    return rows.map((r) => ({ value: r.value, viewer: r.viewer, views: Number(r.views) }));
+  }
+
   /** What the reports of a range add to each CTA's day. */
   async ctaFiguresOf(range: ReportRange): Promise<CtaDay[]> {
     const rows = await this.db

@@ -196,22 +196,24 @@ async function breakdownOf(
   starts: ViewStart[],
   kept: (keys: BreakdownKey[]) => Promise<Array<BreakdownKey & Pick<BreakdownDay, 'viewers'>>>,
 ): Promise<BreakdownDay[]> {
-  const days = new Map<string, { key: BreakdownKey; views: number; viewers: string[] }>();
+  const days = new Map<string, { key: BreakdownKey; views: number; viewers: Set<number> }>();
   for (const start of starts) {
+    // Hashed once, for its three days' sketches.
+    const viewer = DistinctSketch.hash(start.viewer);
     for (const dimension of DIMENSIONS) {
       const key = { organization_id: start.organization_id, player_id: start.player_id, dimension, day: start.day, value: start[dimension] ?? '' };
       const name = breakdownKey(key);
-      if (!days.has(name)) days.set(name, { key, views: 0, viewers: [] });
+      if (!days.has(name)) days.set(name, { key, views: 0, viewers: new Set() });
       const day = days.get(name)!;
       day.views++;
-      day.viewers.push(start.viewer);
+      day.viewers.add(viewer);
     }
   }
   if (days.size === 0) return [];
   const stored = new Map((await kept([...days.values()].map((d) => d.key))).map((r) => [breakdownKey(r), r.viewers]));
   return [...days].map(([name, day]) => {
     const sketch = DistinctSketch.from(stored.get(name));
-    for (const viewer of day.viewers) sketch.add(viewer);
+    for (const viewer of day.viewers) sketch.addHash(viewer);
     return { ...day.key, views: day.views, viewers: sketch.toBuffer() };
   });
 }
