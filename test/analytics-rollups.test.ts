@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as m0036 from '../src/db/migrations/0036_player_day_sketches.ts';
 import * as m0038 from '../src/db/migrations/0038_cta_days.ts';
 import * as m0039 from '../src/db/migrations/0039_breakdown_days.ts';
+import * as m0040 from '../src/db/migrations/0040_player_hours.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { RollupRepository } from '../src/modules/analytics/rollup.repository.ts';
 import { RollupService } from '../src/modules/analytics/rollup.service.ts';
@@ -177,6 +178,14 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
             expect((await org.api.get(`${P}/analytics/ctas/${ctas[p]}`)).body).toMatchObject({ impressions: m.impressions, clicks: m.clicks });
             const byDevice = (await org.api.get(`${P}/analytics/players/${players[p].id}/breakdown?by=device`)).body.rows;
             expect(byDevice).toEqual(m.views === 0 ? [] : [{ value: 'desktop', views: m.views, unique_viewers: m.viewers.size }]);
+            // Its hours add up to what was sent.
+            const hourly = (await org.api.get(`${P}/analytics/players/${players[p].id}/timeseries?interval=hour`)).body.rows;
+            for (const figure of ['loads', 'plays', 'views', 'total_watch_seconds'] as const) {
+              expect(
+                hourly.reduce((sum: number, r: Record<string, number>) => sum + r[figure], 0),
+                `hourly ${figure}`,
+              ).toBeCloseTo(m[figure], 5);
+            }
           }
           for (const [p, m] of model.entries()) {
             expect(own[p]).toMatchObject({
@@ -202,15 +211,16 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
     );
   });
 
-  it("a player's figures and series are read from its rolled-up days with its newer reports added: the same before, during and after a rollup", async () => {
+  it("a player's figures and series are read from its rolled-up days and hours with its newer reports added: the same before, during and after a rollup", async () => {
     const org = await createOrg(t);
     const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
     const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
     const period = `?from=${iso(today - 2 * DAY_MS)}&to=${iso(today)}`;
+    const at = (day: number, s: number) => today + day * DAY_MS + s * 1000;
+    const hourOf = (day: number, s: number) => new Date(Math.floor(at(day, s) / 3_600_000) * 3_600_000).toISOString();
     let n = 0;
     /** Reports of three days, with their times: s1 starts chapter 0 a second before midnight and chapter 1 just after. */
     const store = (player: { id: number }, which: 'first' | 'second') => {
-      const at = (day: number, s: number) => today + day * DAY_MS + s * 1000;
       const rows: Array<[string, string, string, number, Record<string, unknown>]> = [
         // [session, visitor, type, at, extra]
         ['s1', 'v1', 'load', at(-2, 86_000), {}],
@@ -253,10 +263,20 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
       { loads: 1, plays: 1, views: 2, unique_viewers: 2, total_watch_seconds: 10, identified_viewers: 1, cta_clicks: 0 },
       { loads: 1, plays: 1, views: 1, unique_viewers: 1, total_watch_seconds: 0, identified_viewers: 1, cta_clicks: 1 },
     ];
+    // Per hour: the hours with reports (the others are zeros); they add up to the days.
+    const none = { loads: 0, plays: 0, views: 0, unique_viewers: 0, total_watch_seconds: 0, identified_viewers: 0, cta_clicks: 0 };
+    const hours = new Map([
+      [hourOf(-2, 86_000), days[0]],
+      [hourOf(-1, 1), days[1]],
+      [hourOf(0, 1), days[2]],
+    ]);
     const check = async (player: { id: number }) => {
       expect((await org.api.get(`${P}/analytics/players/${player.id}${period}`)).body).toMatchObject(expected);
       const series = (await org.api.get(`${P}/analytics/players/${player.id}/timeseries${period}&interval=day`)).body;
       expect(series.rows).toMatchObject(days);
+      const hourly = (await org.api.get(`${P}/analytics/players/${player.id}/timeseries${period}&interval=hour`)).body.rows;
+      expect(hourly).toHaveLength(72);
+      for (const row of hourly) expect(row, row.start).toMatchObject(hours.get(row.start) ?? none);
       for (const interval of ['week', 'month']) {
         const rows = (await org.api.get(`${P}/analytics/players/${player.id}/timeseries${period}&interval=${interval}`)).body.rows;
         const sum = (figure: 'loads' | 'views') => rows.reduce((total: number, r: Record<string, number>) => total + r[figure], 0);
@@ -269,11 +289,12 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
     const half = await createPlayer(org.api, {}, 2);
     await inThreeStates({ rolled, half, fresh }, store, check);
 
-    // Days before player_days_since (rolled up before migration 0036) are read from their reports:
-    // what their rolled-up rows say is not read (here made wrong), and v1, a viewer of both sides, counts once.
+    // Days before player_days_since (rolled up before migration 0036), and hours before
+    // player_hours_since (0040), are read from their reports: what their rolled-up rows say is not read
+    // (here made wrong), and v1, a viewer of both sides, counts once.
     await t.database.db
       .updateTable('analytics_rollup')
-      .set({ player_days_since: today - DAY_MS })
+      .set({ player_days_since: today - DAY_MS, player_hours_since: today - DAY_MS })
       .where('id', '=', 1)
       .execute();
     // And a report of the first day not yet rolled up: read once, with its day's reports.
@@ -294,7 +315,9 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
       })
       .execute();
     expected.cta_clicks = 2;
-    days[0].cta_clicks = 1;
+    // (At the day's first hour: its other reports' hour keeps its figures.)
+    days[0] = { ...days[0], cta_clicks: 1 };
+    hours.set(hourOf(-2, 5), { ...none, cta_clicks: 1 });
     try {
       await t.database.db
         .updateTable('analytics_days')
@@ -302,12 +325,20 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
         .where('player_id', '=', rolled.id)
         .where('day', '<', today - DAY_MS)
         .execute();
+      await t.database.db
+        .updateTable('analytics_player_hours')
+        .set({ views: 1000, viewers: null })
+        .where('player_id', '=', rolled.id)
+        .where('hour', '<', today - DAY_MS)
+        .execute();
       await check(rolled);
     } finally {
-      await t.database.db.updateTable('analytics_rollup').set({ player_days_since: 0 }).where('id', '=', 1).execute();
+      await t.database.db.updateTable('analytics_rollup').set({ player_days_since: 0, player_hours_since: 0 }).where('id', '=', 1).execute();
     }
-    // From the rolled-up rows once more: the wrong figure shows, so the days are what was read before.
+    // From the rolled-up rows once more: the wrong figure shows, so the days and hours are what was read before.
     expect((await org.api.get(`${P}/analytics/players/${rolled.id}${period}`)).body.views).toBe(1003);
+    const hourly = (await org.api.get(`${P}/analytics/players/${rolled.id}/timeseries${period}&interval=hour`)).body.rows;
+    expect(hourly.find((r: { start: string }) => r.start === hourOf(-2, 86_000)).views).toBe(1000);
   });
 
   it("a CTA's figures are read from its rolled-up days with its newer reports added: the same before, during and after a rollup; its period's days only", async () => {
@@ -500,25 +531,30 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
     }
   });
 
-  it("migration 0039: the players' breakdowns read from the rollups start the day after the newest day rolled up before it (at once on a new database)", async () => {
-    const own = await createTestApp(dialect);
-    try {
-      const since = async () =>
-        Number((await own.database.db.selectFrom('analytics_rollup').select('breakdown_days_since').executeTakeFirstOrThrow()).breakdown_days_since);
-      expect(await since()).toBe(0);
-      await m0039.down(own.database.db);
-      const o = await createOrg(own);
-      const player = await createPlayer(o.api);
-      const day = Date.parse('2026-03-02T00:00:00Z');
-      for (const d of [day - DAY_MS, day]) {
-        await own.database.db.insertInto('analytics_days').values({ organization_id: o.organizationId, player_id: player.id, day: d, views: 1 }).execute();
+  it.each([
+    ['0039', "the players' breakdowns", m0039, 'breakdown_days_since'],
+    ['0040', "the players' hours", m0040, 'player_hours_since'],
+  ] as const)(
+    'migration %s: %s read from the rollups start the day after the newest day rolled up before it (at once on a new database)',
+    async (_, __, migration, column) => {
+      const own = await createTestApp(dialect);
+      try {
+        const since = async () => Number((await own.database.db.selectFrom('analytics_rollup').select(column).executeTakeFirstOrThrow())[column]);
+        expect(await since()).toBe(0);
+        await migration.down(own.database.db);
+        const o = await createOrg(own);
+        const player = await createPlayer(o.api);
+        const day = Date.parse('2026-03-02T00:00:00Z');
+        for (const d of [day - DAY_MS, day]) {
+          await own.database.db.insertInto('analytics_days').values({ organization_id: o.organizationId, player_id: player.id, day: d, views: 1 }).execute();
+        }
+        await migration.up(own.database.db);
+        expect(await since()).toBe(day + DAY_MS);
+      } finally {
+        await own.close();
       }
-      await m0039.up(own.database.db);
-      expect(await since()).toBe(day + DAY_MS);
-    } finally {
-      await own.close();
-    }
-  });
+    },
+  );
 
   it("migration 0038: a CTA's days are filled from the reports the rollups have read; the others are left to the next batch", async () => {
     const own = await createTestApp(dialect);
@@ -745,12 +781,14 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
     const swept = await t.services.housekeeping.sweep(later);
     expect(swept.analytics_reports).toBeGreaterThanOrEqual(3);
     expect(await stored()).toBe(0);
-    // The raw reports are gone, the rollups stay: the player's figures, its breakdown and its CTA's are read from them, as the summary's.
+    // The raw reports are gone, the rollups stay: the player's figures, hours, breakdown and its CTA's are read from them, as the summary's.
     expect((await org.api.get(`${P}/analytics/players/${player.id}`)).body).toMatchObject({ views: 1, plays: 1, unique_viewers: 1, identified_viewers: 1 });
     expect((await org.api.get(`${P}/analytics/ctas/${cta}`)).body).toMatchObject({ impressions: 1, clicks: 0 });
     expect((await org.api.get(`${P}/analytics/players/${player.id}/breakdown?by=browser`)).body.rows).toEqual([
       { value: 'Chrome', views: 1, unique_viewers: 1 },
     ]);
+    const hourly = (await org.api.get(`${P}/analytics/players/${player.id}/timeseries?interval=hour`)).body.rows;
+    expect(hourly.filter((r: { views: number }) => r.views > 0)).toEqual([expect.objectContaining({ views: 1, unique_viewers: 1, identified_viewers: 1 })]);
     expect(await summaryOf(org)).toMatchObject({ views: 1, plays: 1, identified_viewers: 1 });
   });
 });

@@ -203,7 +203,7 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
     expect(pageIds(plans[3])).not.toMatch(/Seq Scan|Filter:/);
   });
 
-  it("a player's analytics: its days are a range of analytics_days' key; its reports not yet rolled up are found by id, not by the player's index", async () => {
+  it("a player's analytics: its days and hours are a range of their table's key; its reports not yet rolled up are found by id, not by the player's index", async () => {
     const player = { organizationId: org.organizationId, playerId: 1 };
     const day = 86_400_000;
     const plans = await plansOf(async (_, __, { rollups }) => {
@@ -212,8 +212,10 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
       await rollups.distinctOf({ ...player, afterId: 1_000_000, toId: 1_100_000, fromMs: 100 * day, toMs: 130 * day });
       // A backlog (the rollups stopped): the player's index, as the planner chooses.
       await rollups.figuresOf({ ...player, afterId: 0, toId: 1_000_000, fromMs: 100 * day, toMs: 130 * day });
+      await rollups.playerHours(player.organizationId, player.playerId, 100 * day, 130 * day);
     });
-    expect(plans).toHaveLength(4);
+    expect(plans).toHaveLength(5);
+    expect(plans[4]).toMatch(uses(dialect === 'sqlite' ? 'sqlite_autoindex_analytics_player_hours_1' : 'analytics_player_hours_pk'));
     // (PostgreSQL prefers the key's range at this size: the player's index is not set aside.)
     expect(plans[3]).toMatch(dialect === 'sqlite' ? uses('analytics_events_player_idx') : /player_id = \d+/);
     expect(plans[3]).not.toMatch(/\+ ?player_id/);

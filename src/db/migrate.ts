@@ -43,6 +43,7 @@ import * as m0036 from './migrations/0036_player_day_sketches.ts';
 import * as m0037 from './migrations/0037_identified_by_player.ts';
 import * as m0038 from './migrations/0038_cta_days.ts';
 import * as m0039 from './migrations/0039_breakdown_days.ts';
+import * as m0040 from './migrations/0040_player_hours.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -83,6 +84,7 @@ const migrations: Record<string, Migration> = {
   '0037_identified_by_player': m0037,
   '0038_cta_days': m0038,
   '0039_breakdown_days': m0039,
+  '0040_player_hours': m0040,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

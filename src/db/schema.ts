@@ -620,6 +620,22 @@ export interface AnalyticsDaysTable {
   emails: Uint8Array | null;
 }
 
+/** A player's figures and sketches of a UTC hour, as analytics_days keeps them of a day (migration 0040). */
+export interface AnalyticsPlayerHoursTable {
+  organization_id: number;
+  player_id: number;
+  /** epoch milliseconds of the UTC hour's start */
+  hour: number;
+  loads: Generated<number>;
+  plays: Generated<number>;
+  views: Generated<number>;
+  completions: Generated<number>;
+  watch_seconds: Generated<number>;
+  cta_clicks: Generated<number>;
+  viewers: Uint8Array | null;
+  emails: Uint8Array | null;
+}
+
 /** Per organization and UTC day: sketches (DistinctSketch) of its distinct viewers and of the addresses given. */
 export interface AnalyticsOrgDaysTable {
   organization_id: number;
@@ -636,6 +652,8 @@ export interface AnalyticsRollupTable {
   player_days_since: Generated<number>;
   /** The first day (epoch ms) whose players' breakdowns are rolled up: the days before are read from their reports (migration 0039). */
   breakdown_days_since: Generated<number>;
+  /** The first day (epoch ms) whose players' hours are rolled up: the hours before are read from their reports (migration 0040). */
+  player_hours_since: Generated<number>;
 }
 
 /** A player's views and distinct viewers of a UTC day with one country, device class or browser family (migration 0039). */
@@ -723,6 +741,7 @@ export interface DB {
   stored_objects: StoredObjectsTable;
   analytics_events: AnalyticsEventsTable;
   analytics_days: AnalyticsDaysTable;
+  analytics_player_hours: AnalyticsPlayerHoursTable;
   analytics_org_days: AnalyticsOrgDaysTable;
   analytics_rollup: AnalyticsRollupTable;
   analytics_cta_days: AnalyticsCtaDaysTable;

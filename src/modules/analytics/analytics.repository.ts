@@ -1,21 +1,8 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import { laterOf } from '../../db/dialect.ts';
 import type { AnalyticsEventsTable, DB } from '../../db/schema.ts';
-import { intervalMs } from './intervals.ts';
 
 export type NewAnalyticsEvent = Insertable<AnalyticsEventsTable>;
-
-/** A player's totals over a period, straight from its stored reports. */
-export interface PlayerTotals {
-  loads: number;
-  plays: number;
-  views: number;
-  completions: number;
-  unique_viewers: number;
-  watch_seconds: number;
-  identified_viewers: number;
-  cta_clicks: number;
-}
 
 export class AnalyticsRepository {
   /**
@@ -62,24 +49,6 @@ export class AnalyticsRepository {
     };
     // Only reports that name an address write more than once; the others stay one statement.
     return rows.some((r) => r.type === 'identified_view') ? this.db.transaction().execute(insert) : insert(this.db);
-  }
-
-  /**
-   * A player's totals per hour, keyed as bucketsOf keys hours (src/modules/analytics/intervals.ts), from
-   * its reports; only hours with reports are answered. Days, weeks and months come from its rolled-up days.
-   */
-  async hourly(organizationId: number, playerId: number, fromMs: number, toMs: number) {
-    const rows = await this.reads
-      .selectFrom('analytics_events')
-      .select([HOUR.as('bucket'), ...TOTALS])
-      .where('organization_id', '=', organizationId)
-      .where('player_id', '=', playerId)
-      .where('created_at', '>=', fromMs)
-      .where('created_at', '<', toMs)
-      .groupBy('bucket')
-      .orderBy('bucket')
-      .execute();
-    return rows.map((r) => ({ bucket: String(r.bucket), ...totalsOf(r) }));
   }
 
   /** A video's views (loads × chapters that started playing it) and the stretches each played. */
@@ -226,9 +195,6 @@ export class AnalyticsRepository {
   }
 }
 
-/** The start (ms, as text) of a report's hour. A literal integer: a bound number is a REAL to SQLite, whose division would not truncate. */
-const HOUR = sql<string>`cast((created_at / ${sql.lit(intervalMs('hour'))}) * ${sql.lit(intervalMs('hour'))} as text)`;
-
 /** A page of addresses and how many there are, from their two statements. */
 async function addressesPage(rows: Promise<Array<{ email: string }>>, count: Promise<{ total: number | string | bigint }>) {
   const [page, { total }] = await Promise.all([rows, count]);
@@ -257,33 +223,4 @@ function latestOf<R extends { created_at: number }, K extends { organization_id:
 function compareKeys(a: unknown[], b: unknown[]): number {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i] as number | string) < (b[i] as number | string) ? -1 : 1;
   return 0;
-}
-
-/** A viewer: the visitor, or the load of a viewer without a visitor id (Do-Not-Track). */
-const VIEWER = sql`coalesce(visitor_id, session_id)`;
-
-const TOTALS = [
-  sql<number>`count(distinct case when type = 'load' then session_id end)`.as('loads'),
-  sql<number>`count(distinct case when type = 'view' and percent = 0 then session_id end)`.as('plays'),
-  sql<number>`sum(case when type = 'view' and percent = 0 then 1 else 0 end)`.as('views'),
-  sql<number>`sum(case when type = 'view' and percent = 100 then 1 else 0 end)`.as('completions'),
-  sql<number>`count(distinct case when type = 'view' and percent = 0 then ${VIEWER} end)`.as('unique_viewers'),
-  sql<number>`sum(case when type = 'attention_span' then watched_seconds else 0 end)`.as('watch_seconds'),
-  sql<number>`count(distinct case when type = 'identified_view' then email end)`.as('identified_viewers'),
-  sql<number>`sum(case when type = 'cta_click' then 1 else 0 end)`.as('cta_clicks'),
-] as const;
-
-/** PostgreSQL answers counts as bigint strings and sums of nothing as null. */
-function totalsOf(row: Record<string, unknown>): PlayerTotals {
-  const n = (v: unknown) => Number(v ?? 0);
-  return {
-    loads: n(row.loads),
-    plays: n(row.plays),
-    views: n(row.views),
-    completions: n(row.completions),
-    unique_viewers: n(row.unique_viewers),
-    watch_seconds: n(row.watch_seconds),
-    identified_viewers: n(row.identified_viewers),
-    cta_clicks: n(row.cta_clicks),
-  };
 }

@@ -6,7 +6,6 @@ import type { CtasService } from '../ctas/ctas.service.ts';
 import type { PlayersService } from '../players/players.service.ts';
 import type { VideosService } from '../videos/videos.service.ts';
 import type { AnalyticsRepository, NewAnalyticsEvent } from './analytics.repository.ts';
-import type { PlayerTotals } from './analytics.repository.ts';
 import type {
   BreakdownQuery,
   CtaAnalytics,
@@ -181,7 +180,7 @@ export class AnalyticsService {
   async playerSummary(organizationId: number, ref: PlayerRef, query: PeriodQuery): Promise<PlayerAnalytics> {
     const period = periodOf(query);
     const player = await this.player(organizationId, ref);
-    const all = await this.playerFigures(organizationId, player.id, period.fromMs, period.toMs, () => 'period');
+    const all = await this.playerFigures(organizationId, player.id, period, 'day', () => 'period');
     return { player_id: player.id, from: period.from, to: period.to, ...figures(totalsOfDay(all.get('period') ?? emptyDay())) };
   }
 
@@ -228,13 +227,11 @@ export class AnalyticsService {
       throw invalidField('interval', `hour covers at most ${MAX_HOUR_DAYS} days; ask for day, week or month`);
     }
     const player = await this.player(organizationId, ref);
+    // Hours from the player's hours; days, weeks and months from its days, as its figures.
+    const unit = interval === 'hour' ? 'hour' : 'day';
     const found = new Map<string, PlayerTotals>();
-    if (interval === 'hour') {
-      for (const r of await this.repo.hourly(organizationId, player.id, period.fromMs, period.toMs)) found.set(r.bucket, r);
-    } else {
-      // Whole days: from the player's days, as its figures.
-      const buckets = await this.playerFigures(organizationId, player.id, period.fromMs, period.toMs, (day) => bucketKeyOf(interval, day));
-      for (const [key, bucket] of buckets) found.set(key, totalsOfDay(bucket));
+    for (const [key, bucket] of await this.playerFigures(organizationId, player.id, period, unit, (start) => bucketKeyOf(interval, start))) {
+      found.set(key, totalsOfDay(bucket));
     }
     const none = totalsOfDay(emptyDay());
     const rows = bucketsOf(interval, period.fromMs, period.toMs).map(({ key, start }) => {
@@ -255,35 +252,36 @@ export class AnalyticsService {
 
   /**
    * A player's figures and distinct viewers and addresses over [fromMs, toMs), summed per `bucketOf`
-   * its days (docs/analytics.md, "A player's figures"): its rolled-up days, with the reports not yet
-   * rolled up added (so they are fresh at once), and, for days before the rollups kept players'
-   * sketches (`player_days_since`, migration 0036), its reports. Each stored sketch is merged once,
-   * into its bucket.
+   * its days or hours (`unit`; docs/analytics.md, "A player's figures"): its rolled-up days or hours,
+   * with the reports not yet rolled up added (so they are fresh at once), and, for days before the
+   * rollups kept them (`player_days_since`, migration 0036; `player_hours_since`, 0040), its reports.
+   * Each stored sketch is merged once, into its bucket.
    */
   private async playerFigures(
     organizationId: number,
     playerId: number,
-    fromMs: number,
-    toMs: number,
-    bucketOf: (day: number) => string,
+    { fromMs, toMs }: { fromMs: number; toMs: number },
+    unit: 'day' | 'hour',
+    bucketOf: (start: number) => string,
   ): Promise<Map<string, PlayerDay>> {
-    const { progress, newest, since, days } = await this.rollups.playerDays(organizationId, playerId, fromMs, toMs);
+    const read = unit === 'day' ? this.rollups.playerDays : this.rollups.playerHours;
+    const { progress, newest, since, rows } = await read.call(this.rollups, organizationId, playerId, fromMs, toMs);
     const ranges = unrolledRanges({ organizationId, playerId, fromMs, toMs }, progress, newest, since);
     const out = new Map<string, PlayerDay>();
-    const at = (day: number) => {
-      const key = bucketOf(day);
+    const at = (start: number) => {
+      const key = bucketOf(start);
       if (!out.has(key)) out.set(key, emptyDay());
       return out.get(key)!;
     };
-    for (const d of days) {
-      const bucket = at(d.day);
-      addFigures(bucket, d);
-      bucket.viewers.mergeBytes(d.viewers);
-      bucket.emails.mergeBytes(d.emails);
+    for (const r of rows) {
+      const bucket = at(r.start);
+      addFigures(bucket, r);
+      bucket.viewers.mergeBytes(r.viewers);
+      bucket.emails.mergeBytes(r.emails);
     }
     for (const range of ranges) {
-      for (const f of await this.rollups.figuresOf(range)) addFigures(at(f.day), f);
-      for (const v of await this.rollups.distinctOf(range)) at(v.day)[v.kind].add(v.value);
+      for (const f of await this.rollups.figuresOf(range)) addFigures(at(f[unit]), f);
+      for (const v of await this.rollups.distinctOf(range)) at(v[unit])[v.kind].add(v.value);
     }
     return out;
   }
@@ -479,6 +477,18 @@ function addFigures(into: PlayerDay, day: AdditiveFigures): void {
   into.completions += day.completions;
   into.watch_seconds += day.watch_seconds;
   into.cta_clicks += day.cta_clicks;
+}
+
+/** A player's totals over a period or an interval. */
+interface PlayerTotals {
+  loads: number;
+  plays: number;
+  views: number;
+  completions: number;
+  unique_viewers: number;
+  watch_seconds: number;
+  identified_viewers: number;
+  cta_clicks: number;
 }
 
 const totalsOfDay = (d: PlayerDay): PlayerTotals => ({

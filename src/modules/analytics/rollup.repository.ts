@@ -1,7 +1,9 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { settledMaxId } from '../../db/dialect.ts';
 import type { DB } from '../../db/schema.ts';
-import { DAY_MS } from './intervals.ts';
+import { DAY_MS, intervalMs } from './intervals.ts';
+
+const HOUR_MS = intervalMs('hour');
 
 /** A day of a player, as the rollups key it. */
 export interface DayKey {
@@ -29,13 +31,23 @@ export interface AdditiveFigures {
 /** The additive figures of a player's day (what the reports of one batch add to it). */
 export interface DayFigures extends DayKey, AdditiveFigures {}
 
+/** An hour of a player, as the rollups key it. */
+export interface HourKey {
+  organization_id: number;
+  player_id: number;
+  hour: number;
+}
+
+/** What a range's reports add to a player's hour, with the day it is in. */
+export interface HourFigures extends DayFigures, HourKey {}
+
 export interface DaySketches {
   viewers: Uint8Array | null;
   emails: Uint8Array | null;
 }
 
-/** A distinct viewer who started playback (`viewers`), or an address given (`emails`), on a player's day. */
-export type DistinctValue = DayKey & { kind: 'viewers' | 'emails'; value: string };
+/** A distinct viewer who started playback (`viewers`), or an address given (`emails`), in a player's hour (and day). */
+export type DistinctValue = DayKey & HourKey & { kind: 'viewers' | 'emails'; value: string };
 
 /**
  * Which reports: by id (a batch; those a player has not yet rolled up), and by organization, player and
@@ -97,7 +109,10 @@ export interface CtaDays {
   days: CtaDay[];
 }
 
-/** A player's rolled-up days of a period, and how far the rollups had read when they were read. */
+/** A player's figures and sketches of a day or an hour starting at `start`, rolled up. */
+export type RolledUp = AdditiveFigures & DaySketches & { start: number };
+
+/** A player's rolled-up days (or hours) of a period, and how far the rollups had read when they were read. */
 export interface PlayerDays {
   /** `analytics_rollup.last_event_id`: the reports above it are not in `days`. */
   progress: number;
@@ -106,9 +121,12 @@ export interface PlayerDays {
    * newest], a range of the primary key on both sides (with one side, SQLite scanned a whole index).
    */
   newest: number;
-  /** `analytics_rollup.player_days_since`: the days before it have no sketches, and are not in `days`. */
+  /**
+   * `analytics_rollup.player_days_since` (`player_hours_since` for hours): the days before it have no
+   * sketches (no hours), and are not in `rows`.
+   */
   since: number;
-  days: Array<DayFigures & DaySketches>;
+  rows: RolledUp[];
 }
 
 /**
@@ -139,6 +157,20 @@ function inRange<O>(qb: SelectQueryBuilder<DB, 'analytics_events', O>, r: Report
 
 /** The UTC day of a report, in epoch ms (literal integers: SQLite's division of a bound number would not truncate). */
 const DAY_OF = sql<number>`(created_at / ${sql.lit(DAY_MS)}) * ${sql.lit(DAY_MS)}`;
+const HOUR_OF = sql<number>`(created_at / ${sql.lit(HOUR_MS)}) * ${sql.lit(HOUR_MS)}`;
+/** A viewer: the visitor, or the load of a viewer without a visitor id (Do-Not-Track). */
+export const VIEWER = sql<string>`coalesce(visitor_id, session_id)`;
+/**
+ * The newest report's id, read in the statement that reads a rollup table and its progress: a batch
+ * committed between two statements would be in the rows and above the progress read before it, and
+ * counted twice.
+ */
+const NEWEST = sql<number | string | null>`(select max(id) from analytics_events)`;
+
+/** The progress and newest id of a read selecting `r.last_event_id` and NEWEST (one row at least: the rollup's). */
+function progressOf(rows: Array<{ last_event_id: number | string; newest: number | string | null }>) {
+  return { progress: Number(rows[0]?.last_event_id ?? 0), newest: Number(rows[0]?.newest ?? 0) };
+}
 const VIEW_START = sql`type = 'view' and percent = 0`;
 /**
  * A load's first start of playback (later chapters of the same load are views, not plays). A scalar
@@ -183,14 +215,15 @@ export class RollupRepository {
     await this.db.updateTable('analytics_rollup').set({ last_event_id: lastEventId }).where('id', '=', 1).execute();
   }
 
-  /** What the reports of a range add to each player's day. */
-  async figuresOf(range: ReportRange): Promise<DayFigures[]> {
+  /** What the reports of a range add to each player's hour (and so to its day). */
+  async figuresOf(range: ReportRange): Promise<HourFigures[]> {
     const rows = await this.db
       .selectFrom('analytics_events')
       .select([
         'organization_id',
         'player_id',
         DAY_OF.as('day'),
+        HOUR_OF.as('hour'),
         sql<number>`sum(case when type = 'load' then 1 else 0 end)`.as('loads'),
         sql<number>`sum(case when ${FIRST_PLAY} then 1 else 0 end)`.as('plays'),
         sql<number>`sum(case when ${VIEW_START} then 1 else 0 end)`.as('views'),
@@ -199,12 +232,13 @@ export class RollupRepository {
         sql<number>`sum(case when type = 'cta_click' then 1 else 0 end)`.as('cta_clicks'),
       ])
       .$call((qb) => inRange(qb, range))
-      .groupBy(['organization_id', 'player_id', 'day'])
+      .groupBy(['organization_id', 'player_id', 'day', 'hour'])
       .execute();
     return rows.map((r) => ({
       organization_id: r.organization_id,
       player_id: r.player_id,
       day: Number(r.day),
+      hour: Number(r.hour),
       loads: Number(r.loads),
       plays: Number(r.plays),
       views: Number(r.views),
@@ -218,7 +252,7 @@ export class RollupRepository {
   async viewStartsOf(range: ReportRange): Promise<ViewStart[]> {
     const rows = await this.db
       .selectFrom('analytics_events')
-      .select(['organization_id', 'player_id', DAY_OF.as('day'), sql<string>`coalesce(visitor_id, session_id)`.as('viewer'), 'country', 'device', 'browser'])
+      .select(['organization_id', 'player_id', DAY_OF.as('day'), VIEWER.as('viewer'), 'country', 'device', 'browser'])
       .$call((qb) => inRange(qb, range))
       .where('type', '=', 'view')
       .where('percent', '=', 0)
@@ -233,7 +267,7 @@ export class RollupRepository {
   async viewStartsBy(range: ReportRange, dimension: Dimension): Promise<Array<{ value: string | null; viewer: string; views: number }>> {
     const rows = await this.db
       .selectFrom('analytics_events')
-      .select([sql.ref<string | null>(dimension).as('value'), sql<string>`coalesce(visitor_id, session_id)`.as('viewer'), sql<number>`count(*)`.as('views')])
+      .select([sql.ref<string | null>(dimension).as('value'), VIEWER.as('viewer'), sql<number>`count(*)`.as('views')])
       .$call((qb) => inRange(qb, range))
       .where('type', '=', 'view')
       .where('percent', '=', 0)
@@ -267,7 +301,7 @@ export class RollupRepository {
     }));
   }
 
-  /** The distinct viewers who started playback, and the addresses given, per player's day, among a range's reports. */
+  /** The distinct viewers who started playback, and the addresses given, per player's hour, among a range's reports. */
   async distinctOf(range: ReportRange): Promise<DistinctValue[]> {
     const rows = await this.db
       .selectFrom('analytics_events')
@@ -275,20 +309,20 @@ export class RollupRepository {
         'organization_id',
         'player_id',
         DAY_OF.as('day'),
+        HOUR_OF.as('hour'),
         sql<'viewers' | 'emails'>`case when type = 'identified_view' then 'emails' else 'viewers' end`.as('kind'),
-        sql<string>`case when type = 'identified_view' then email else coalesce(visitor_id, session_id) end`.as('value'),
+        sql<string>`case when type = 'identified_view' then email else ${VIEWER} end`.as('value'),
       ])
       .distinct()
       .$call((qb) => inRange(qb, range))
       .where((eb) => eb.or([eb.and([eb('type', '=', 'view'), eb('percent', '=', 0)]), eb('type', '=', 'identified_view')]))
       .execute();
-    return rows.map((r) => ({ ...r, day: Number(r.day) }));
+    return rows.map((r) => ({ ...r, day: Number(r.day), hour: Number(r.hour) }));
   }
 
   /**
    * A player's rolled-up days in [fromMs, toMs) from `player_days_since`, with the rollups' progress
-   * and the newest report's id, in one statement: a batch committed between two statements would be in the days and above the
-   * progress read before it, and counted twice.
+   * and the newest report's id, in one statement (NEWEST).
    */
   async playerDays(organizationId: number, playerId: number, fromMs: number, toMs: number): Promise<PlayerDays> {
     const rows = await this.db
@@ -301,46 +335,28 @@ export class RollupRepository {
           .on('d.day', '<', toMs)
           .onRef('d.day', '>=', 'r.player_days_since'),
       )
-      .select((eb) => [
-        'r.last_event_id',
-        'r.player_days_since',
-        eb
-          .selectFrom('analytics_events')
-          .select((e) => e.fn.max('id').as('id'))
-          .as('newest'),
-        'd.day',
-        'd.loads',
-        'd.plays',
-        'd.views',
-        'd.completions',
-        'd.watch_seconds',
-        'd.cta_clicks',
-        'd.viewers',
-        'd.emails',
-      ])
+      .select(['r.last_event_id', 'r.player_days_since as since', NEWEST.as('newest'), 'd.day as start', ...ROLLED_UP.map((c) => `d.${c}` as const)])
       .where('r.id', '=', 1)
       .execute();
-    const days = rows
-      .filter((r) => r.day !== null)
-      .map((r) => ({
-        organization_id: organizationId,
-        player_id: playerId,
-        day: Number(r.day),
-        loads: Number(r.loads ?? 0),
-        plays: Number(r.plays ?? 0),
-        views: Number(r.views ?? 0),
-        completions: Number(r.completions ?? 0),
-        watch_seconds: Number(r.watch_seconds ?? 0),
-        cta_clicks: Number(r.cta_clicks ?? 0),
-        viewers: r.viewers ?? null,
-        emails: r.emails ?? null,
-      }));
-    return {
-      progress: Number(rows[0]?.last_event_id ?? 0),
-      newest: Number(rows[0]?.newest ?? 0),
-      since: Number(rows[0]?.player_days_since ?? 0),
-      days,
-    };
+    return { ...progressOf(rows), since: Number(rows[0]?.since ?? 0), rows: rolledUpOf(rows) };
+  }
+
+  /** A player's rolled-up hours in [fromMs, toMs) from `player_hours_since`, as playerDays. */
+  async playerHours(organizationId: number, playerId: number, fromMs: number, toMs: number): Promise<PlayerDays> {
+    const rows = await this.db
+      .selectFrom('analytics_rollup as r')
+      .leftJoin('analytics_player_hours as h', (join) =>
+        join
+          .on('h.organization_id', '=', organizationId)
+          .on('h.player_id', '=', playerId)
+          .on('h.hour', '>=', fromMs)
+          .on('h.hour', '<', toMs)
+          .onRef('h.hour', '>=', 'r.player_hours_since'),
+      )
+      .select(['r.last_event_id', 'r.player_hours_since as since', NEWEST.as('newest'), 'h.hour as start', ...ROLLED_UP.map((c) => `h.${c}` as const)])
+      .where('r.id', '=', 1)
+      .execute();
+    return { ...progressOf(rows), since: Number(rows[0]?.since ?? 0), rows: rolledUpOf(rows) };
   }
 
   /** A CTA's rolled-up days in [fromMs, toMs), with the rollups' progress and the newest report's id, in one statement (as playerDays). */
@@ -350,21 +366,11 @@ export class RollupRepository {
       .leftJoin('analytics_cta_days as d', (join) =>
         join.on('d.organization_id', '=', organizationId).on('d.event_id', '=', eventId).on('d.day', '>=', fromMs).on('d.day', '<', toMs),
       )
-      .select((eb) => [
-        'r.last_event_id',
-        eb
-          .selectFrom('analytics_events')
-          .select((e) => e.fn.max('id').as('id'))
-          .as('newest'),
-        'd.day',
-        'd.impressions',
-        'd.clicks',
-      ])
+      .select(['r.last_event_id', NEWEST.as('newest'), 'd.day', 'd.impressions', 'd.clicks'])
       .where('r.id', '=', 1)
       .execute();
     return {
-      progress: Number(rows[0]?.last_event_id ?? 0),
-      newest: Number(rows[0]?.newest ?? 0),
+      ...progressOf(rows),
       days: rows
         .filter((r) => r.day !== null)
         .map((r) => ({
@@ -393,23 +399,11 @@ export class RollupRepository {
           .on('d.day', '<', toMs)
           .onRef('d.day', '>=', 'r.breakdown_days_since'),
       )
-      .select((eb) => [
-        'r.last_event_id',
-        'r.breakdown_days_since',
-        eb
-          .selectFrom('analytics_events')
-          .select((e) => e.fn.max('id').as('id'))
-          .as('newest'),
-        'd.day',
-        'd.value',
-        'd.views',
-        'd.viewers',
-      ])
+      .select(['r.last_event_id', 'r.breakdown_days_since', NEWEST.as('newest'), 'd.day', 'd.value', 'd.views', 'd.viewers'])
       .where('r.id', '=', 1)
       .execute();
     return {
-      progress: Number(rows[0]?.last_event_id ?? 0),
-      newest: Number(rows[0]?.newest ?? 0),
+      ...progressOf(rows),
       since: Number(rows[0]?.breakdown_days_since ?? 0),
       days: rows
         .filter((r) => r.day !== null)
@@ -461,6 +455,24 @@ export class RollupRepository {
     return rows.map((r) => ({ ...r, day: Number(r.day) }));
   }
 
+  /** The sketches already kept for these players' hours. */
+  async playerHourSketches(keys: HourKey[]): Promise<Array<HourKey & DaySketches>> {
+    const rows = await inChunks(keys, (chunk) =>
+      this.db
+        .selectFrom('analytics_player_hours')
+        .select(['organization_id', 'player_id', 'hour', 'viewers', 'emails'])
+        .where((eb) =>
+          eb(
+            eb.refTuple('organization_id', 'player_id', 'hour'),
+            'in',
+            chunk.map((k) => eb.tuple(k.organization_id, k.player_id, k.hour)),
+          ),
+        )
+        .execute(),
+    );
+    return rows.map((r) => ({ ...r, hour: Number(r.hour) }));
+  }
+
   /** The sketches already kept for these organization days. */
   async orgDaySketches(keys: OrgDay[]): Promise<Array<OrgDay & DaySketches>> {
     const rows = await inChunks(keys, (chunk) =>
@@ -488,18 +500,18 @@ export class RollupRepository {
       await this.db
         .insertInto('analytics_days')
         .values(rows.slice(i, i + ROWS_PER_STATEMENT))
-        .onConflict((oc) =>
-          oc.columns(['organization_id', 'day', 'player_id']).doUpdateSet({
-            loads: sql`analytics_days.loads + excluded.loads`,
-            plays: sql`analytics_days.plays + excluded.plays`,
-            views: sql`analytics_days.views + excluded.views`,
-            completions: sql`analytics_days.completions + excluded.completions`,
-            watch_seconds: sql`analytics_days.watch_seconds + excluded.watch_seconds`,
-            cta_clicks: sql`analytics_days.cta_clicks + excluded.cta_clicks`,
-            viewers: sql`coalesce(excluded.viewers, analytics_days.viewers)`,
-            emails: sql`coalesce(excluded.emails, analytics_days.emails)`,
-          }),
-        )
+        .onConflict((oc) => oc.columns(['organization_id', 'day', 'player_id']).doUpdateSet(added('analytics_days')))
+        .execute();
+    }
+  }
+
+  /** Adds the figures to each player's hour and sets its sketches, as addToDays. */
+  async addToHours(rows: Array<HourKey & AdditiveFigures & DaySketches>): Promise<void> {
+    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+      await this.db
+        .insertInto('analytics_player_hours')
+        .values(rows.slice(i, i + ROWS_PER_STATEMENT))
+        .onConflict((oc) => oc.columns(['organization_id', 'player_id', 'hour']).doUpdateSet(added('analytics_player_hours')))
         .execute();
     }
   }
@@ -617,6 +629,49 @@ export class RollupRepository {
       .execute();
     return rows.map((r) => ({ player_id: r.player_id, uuid: r.uuid, name: r.name, views: Number(r.views ?? 0), watch_seconds: Number(r.watch_seconds ?? 0) }));
   }
+}
+
+/**
+ * What a batch's row does to a player's kept day or hour: its figures are added, its sketches (already
+ * merged with the kept ones: only rollup batches write them) set where it has them.
+ */
+function added(table: 'analytics_days' | 'analytics_player_hours') {
+  const kept = (column: string) => sql.ref(`${table}.${column}`);
+  const sum = (column: string) => sql<number>`${kept(column)} + ${sql.ref(`excluded.${column}`)}`;
+  const sketch = (column: string) => sql<Uint8Array | null>`coalesce(${sql.ref(`excluded.${column}`)}, ${kept(column)})`;
+  return {
+    loads: sum('loads'),
+    plays: sum('plays'),
+    views: sum('views'),
+    completions: sum('completions'),
+    watch_seconds: sum('watch_seconds'),
+    cta_clicks: sum('cta_clicks'),
+    viewers: sketch('viewers'),
+    emails: sketch('emails'),
+  };
+}
+
+/** The columns of a player's rolled-up day or hour. */
+const ROLLED_UP = ['loads', 'plays', 'views', 'completions', 'watch_seconds', 'cta_clicks', 'viewers', 'emails'] as const;
+
+type Nullable<T> = { [K in keyof T]: T[K] | null };
+
+/** The rolled-up rows of a left join (none: one row of nulls), PostgreSQL's bigint strings as numbers. */
+function rolledUpOf(rows: Array<Nullable<Record<(typeof ROLLED_UP)[number] | 'start', unknown>>>): RolledUp[] {
+  const n = (v: unknown) => Number(v ?? 0);
+  return rows
+    .filter((r) => r.start !== null)
+    .map((r) => ({
+      start: n(r.start),
+      loads: n(r.loads),
+      plays: n(r.plays),
+      views: n(r.views),
+      completions: n(r.completions),
+      watch_seconds: n(r.watch_seconds),
+      cta_clicks: n(r.cta_clicks),
+      viewers: (r.viewers as Uint8Array | null) ?? null,
+      emails: (r.emails as Uint8Array | null) ?? null,
+    }));
 }
 
 /** `read`'s rows for each chunk of `keys` that one statement's tuple `in` takes, together. */

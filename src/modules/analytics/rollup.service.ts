@@ -7,7 +7,11 @@ import { scheduleRecurring } from '../housekeeping/recurring.ts';
 import { DistinctSketch } from './distinct-sketch.ts';
 import {
   DIMENSIONS,
+  type AdditiveFigures,
   type BreakdownDay,
+  type DayFigures,
+  type HourFigures,
+  type HourKey,
   type DayKey,
   type DaySketches,
   type DistinctValue,
@@ -106,19 +110,24 @@ export class RollupService {
       // Read outside the transaction, which then only writes: the reports up to `bound` are committed.
       // (One erased by a GDPR request meanwhile may still be counted: rollups keep figures and hashes.)
       const range = { afterId: from, toId: to };
-      const distinct = await this.repo.distinctOf(range);
+      // Each distinct value hashed once, for its hour's and its day's sketches.
+      const distinct = (await this.repo.distinctOf(range)).map((d) => ({ ...d, hash: DistinctSketch.hash(d.value) }));
       // The days' sketches are merged before the transaction too: only batches write them, and one that
       // finds the progress moved is not applied, so what was read stands if it is. The transaction then
       // only writes, and holds SQLite's one write lock for that alone (the server's writes wait it out).
       const playerDays = await merged(distinct, playerDayKey, playerDayOf, (keys) => this.repo.playerDaySketches(keys));
-      const figures = (await this.repo.figuresOf(range)).map((f) => ({ ...f, ...(playerDays.get(playerDayKey(f)) ?? NO_SKETCHES) }));
+      const playerHours = await merged(distinct, playerHourKey, playerHourOf, (keys) => this.repo.playerHourSketches(keys));
+      const byHour = await this.repo.figuresOf(range);
+      const hours = byHour.map((f) => ({ ...playerHourOf(f), ...additive(f), ...(playerHours.get(playerHourKey(f)) ?? NO_SKETCHES) }));
+      const days = daysOf(byHour).map((f) => ({ ...f, ...(playerDays.get(playerDayKey(f)) ?? NO_SKETCHES) }));
       const orgDays = await merged(distinct, orgDayKey, orgDayOf, (keys) => this.repo.orgDaySketches(keys));
       const ctaDays = await this.repo.ctaFiguresOf(range);
       const breakdownDays = await breakdownOf(await this.repo.viewStartsOf(range), (keys) => this.repo.breakdownDaySketches(keys));
       const applied = await this.db.transaction().execute(async (trx) => {
         const repo = this.repo.with(trx);
         if ((await repo.lockProgress()) !== from) return false;
-        await repo.addToDays(figures);
+        await repo.addToDays(days);
+        await repo.addToHours(hours);
         if (ctaDays.length > 0) await repo.addToCtaDays(ctaDays);
         if (breakdownDays.length > 0) await repo.addToBreakdownDays(breakdownDays);
         if (orgDays.size > 0) await repo.setOrgDays([...orgDays.values()]);
@@ -155,13 +164,46 @@ const orgDayKey = (k: OrgDay) => `${k.organization_id}:${k.day}`;
 const orgDayOf = ({ organization_id, day }: OrgDay): OrgDay => ({ organization_id, day });
 const playerDayKey = (k: DayKey) => `${k.organization_id}:${k.day}:${k.player_id}`;
 const playerDayOf = ({ organization_id, day, player_id }: DayKey): DayKey => ({ organization_id, day, player_id });
+const playerHourKey = (k: HourKey) => `${k.organization_id}:${k.player_id}:${k.hour}`;
+const playerHourOf = ({ organization_id, player_id, hour }: HourKey): HourKey => ({ organization_id, player_id, hour });
+const additive = ({ loads, plays, views, completions, watch_seconds, cta_clicks }: AdditiveFigures): AdditiveFigures => ({
+  loads,
+  plays,
+  views,
+  completions,
+  watch_seconds,
+  cta_clicks,
+});
+
+/** A batch's figures per player's hour, summed per player's day. */
+function daysOf(hours: HourFigures[]): DayFigures[] {
+  const days = new Map<string, DayFigures>();
+  for (const h of hours) {
+    const key = playerDayKey(h);
+    const day = days.get(key);
+    if (!day) {
+      days.set(key, { ...playerDayOf(h), ...additive(h) });
+      continue;
+    }
+    day.loads += h.loads;
+    day.plays += h.plays;
+    day.views += h.views;
+    day.completions += h.completions;
+    day.watch_seconds += h.watch_seconds;
+    day.cta_clicks += h.cta_clicks;
+  }
+  return [...days.values()];
+}
+
+/** A batch's distinct value with its hash. */
+type Hashed = DistinctValue & { hash: number };
 
 /**
- * The days (an organization's or a player's: `dayOf` a value's, `keyOf` its name) that a batch's
- * distinct values fall on, each with its kept sketches and those values added.
+ * The days or hours (an organization's or a player's: `dayOf` a value's, `keyOf` its name) that a
+ * batch's distinct values fall on, each with its kept sketches and those values added.
  */
-async function merged<K extends OrgDay>(
-  distinct: DistinctValue[],
+async function merged<K extends object>(
+  distinct: Hashed[],
   keyOf: (k: K | DistinctValue) => string,
   dayOf: (d: DistinctValue) => K,
   kept: (keys: K[]) => Promise<Array<K & DaySketches>>,
@@ -176,7 +218,7 @@ async function merged<K extends OrgDay>(
   const sketches = new Map(
     [...days.keys()].map((k) => [k, { viewers: DistinctSketch.from(stored.get(k)?.viewers), emails: DistinctSketch.from(stored.get(k)?.emails) }]),
   );
-  for (const d of distinct) sketches.get(keyOf(d))![d.kind].add(d.value);
+  for (const d of distinct) sketches.get(keyOf(d))![d.kind].addHash(d.hash);
   const out = new Map<string, K & DaySketches>();
   for (const [k, day] of days) {
     const s = sketches.get(k)!;
