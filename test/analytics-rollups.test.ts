@@ -16,6 +16,7 @@ import * as m0036 from '../src/db/migrations/0036_player_day_sketches.ts';
 import * as m0038 from '../src/db/migrations/0038_cta_days.ts';
 import * as m0039 from '../src/db/migrations/0039_breakdown_days.ts';
 import * as m0040 from '../src/db/migrations/0040_player_hours.ts';
+import * as m0041 from '../src/db/migrations/0041_retention_days.ts';
 import { JobRunner } from '../src/jobs/runner.ts';
 import { RollupRepository } from '../src/modules/analytics/rollup.repository.ts';
 import { RollupService } from '../src/modules/analytics/rollup.service.ts';
@@ -178,6 +179,28 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
             expect((await org.api.get(`${P}/analytics/ctas/${ctas[p]}`)).body).toMatchObject({ impressions: m.impressions, clicks: m.clicks });
             const byDevice = (await org.api.get(`${P}/analytics/players/${players[p].id}/breakdown?by=device`)).body.rows;
             expect(byDevice).toEqual(m.views === 0 ? [] : [{ value: 'desktop', views: m.views, unique_viewers: m.viewers.size }]);
+            // Its videos' retention: each view (a load's chapter) once, covering what its reports watched.
+            const mine = reports.map((r, i) => ({ ...r, i })).filter((r) => r.player === p);
+            const videoOf = (chapter: number) => players[p].chapters_attributes[chapter].video_id as number;
+            for (const video of new Set([videoOf(0), videoOf(1)])) {
+              const ends = new Map<string, number>();
+              for (const r of mine) {
+                const chapter = r.kind === 'watch' ? 0 : r.chapter;
+                if ((r.kind === 'start' || r.kind === 'watch') && videoOf(chapter) === video) {
+                  const view = `${r.load}-${chapter}`;
+                  ends.set(view, Math.max(ends.get(view) ?? 0, r.kind === 'watch' ? 1 + r.i : 0));
+                }
+              }
+              const curve = (await org.api.get(`${P}/analytics/videos/${video}/retention`)).body;
+              const longest = Math.max(0, ...ends.values());
+              expect(curve, `video ${video}`).toMatchObject({ views: ends.size, duration: longest });
+              const watching = (second: number) => [...ends.values()].filter((end) => second + 0.5 < end).length;
+              expect(curve.points.map((point: { share: number }) => point.share)).toEqual(
+                Array.from({ length: Math.max(1, longest) }, (_, second) =>
+                  ends.size === 0 ? 0 : Math.round((watching(second) / ends.size) * 10_000) / 10_000,
+                ),
+              );
+            }
             // Its hours add up to what was sent.
             const hourly = (await org.api.get(`${P}/analytics/players/${players[p].id}/timeseries?interval=hour`)).body.rows;
             for (const figure of ['loads', 'plays', 'views', 'total_watch_seconds'] as const) {
@@ -531,9 +554,94 @@ describe.each(dialects)('analytics rollups on %s', (dialect) => {
     }
   });
 
+  it("a video's retention is read from its rolled-up days with its newer reports added: the same before, during and after a rollup; a view counts once, on the day it started", async () => {
+    const org = await createOrg(t);
+    const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+    const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const at = (day: number, s: number) => today + day * DAY_MS + s * 1000;
+    let n = 0;
+    type Subject = { id: number; video: number };
+    /**
+     * Three views: a's second report watches [2, 6] again (a covers [0, 6] once); b starts a second
+     * before midnight and plays after it (a view of the day before); c reports no start.
+     */
+    const store = (subject: Subject, which: 'first' | 'second') => {
+      const rows: Array<[string, string, number, Record<string, unknown>]> = [
+        ['a', 'view', at(-2, 10), { percent: 0 }],
+        ['a', 'attention_span', at(-2, 20), { watched: '[[0,4]]', watched_seconds: 4 }],
+        ['b', 'view', at(-1, 86_399), { percent: 0 }],
+        ['a', 'attention_span', at(-2, 30), { watched: '[[2,6]]', watched_seconds: 4 }],
+        ['b', 'attention_span', at(0, 5), { watched: '[[0,10]]', watched_seconds: 10 }],
+        ['c', 'attention_span', at(0, 7), { watched: '[[5,8],[9,10]]', watched_seconds: 4 }],
+      ];
+      return t.database.db
+        .insertInto('analytics_events')
+        .values(
+          (which === 'first' ? rows.slice(0, 3) : rows.slice(3)).map(([session, type, created_at, extra]) => ({
+            organization_id: org.organizationId,
+            player_id: subject.id,
+            video_id: subject.video,
+            chapter: 0,
+            type,
+            visitor_id: `v-${session}`,
+            session_id: `${subject.id}-${session}`,
+            dedup_key: `retention-${subject.id}-${++n}`,
+            device: 'desktop',
+            browser: 'Chrome',
+            created_at,
+            ...extra,
+          })),
+        )
+        .execute();
+    };
+    const retention = async (video: number, from: number, to: number) => {
+      const res = await org.api.get(`${P}/analytics/videos/${video}/retention?from=${iso(from)}&to=${iso(to)}`);
+      expect(res.status, res.raw).toBe(200);
+      return res.body;
+    };
+    const check = async (subject: Subject) => {
+      expect(await retention(subject.video, today - 2 * DAY_MS, today)).toMatchObject({
+        duration: 10,
+        views: 3,
+        points: [0.6667, 0.6667, 0.6667, 0.6667, 0.6667, 1, 0.6667, 0.6667, 0.3333, 0.6667].map((share, second) => ({ second, share })),
+        drop_offs: [
+          { second: 6, share_lost: 0.3333 },
+          { second: 8, share_lost: 0.3333 },
+        ],
+      });
+      // Today: c alone (b started the day before).
+      expect(await retention(subject.video, today, today)).toMatchObject({ views: 1, points: [0, 0, 0, 0, 0, 1, 1, 1, 0, 1].map((share) => ({ share })) });
+    };
+    const subject = async () => {
+      const player = await createPlayer(org.api);
+      return { id: player.id as number, video: player.chapters_attributes[0].video_id as number };
+    };
+    const rolled = await subject();
+    await inThreeStates({ rolled, half: await subject(), fresh: await subject() }, store, check);
+
+    // The days before retention_days_since (rolled up before migration 0041) are read from their
+    // reports: what their rolled-up rows say (here made wrong) is not read.
+    const wrong = (day: number) =>
+      t.database.db.updateTable('analytics_retention_days').set({ views: 1000 }).where('video_id', '=', rolled.video).where('day', '=', day).execute();
+    await wrong(today - 2 * DAY_MS);
+    try {
+      await t.database.db
+        .updateTable('analytics_rollup')
+        .set({ retention_days_since: today - DAY_MS })
+        .where('id', '=', 1)
+        .execute();
+      await check(rolled);
+    } finally {
+      await t.database.db.updateTable('analytics_rollup').set({ retention_days_since: 0 }).where('id', '=', 1).execute();
+    }
+    // From the rolled-up rows once more: the wrong figure shows, so the days are what was read before.
+    expect((await retention(rolled.video, today - 2 * DAY_MS, today)).views).toBe(1002);
+  });
+
   it.each([
     ['0039', "the players' breakdowns", m0039, 'breakdown_days_since'],
     ['0040', "the players' hours", m0040, 'player_hours_since'],
+    ['0041', "the videos' retention", m0041, 'retention_days_since'],
   ] as const)(
     'migration %s: %s read from the rollups start the day after the newest day rolled up before it (at once on a new database)',
     async (_, __, migration, column) => {

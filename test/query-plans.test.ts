@@ -270,6 +270,24 @@ describe.each(dialects)('query plans of the lists at size on %s', (dialect) => {
     expect(plans[1]).not.toMatch(/analytics_events_(player|created)_idx/);
   });
 
+  it("a video's retention: its days are a range of analytics_retention_days' key; its reports not yet rolled up are found by id; their views' earlier reports by their loads", async () => {
+    const day = 86_400_000;
+    const plans = await plansOf(async (_, __, { rollups }) => {
+      await rollups.retentionDays(org.organizationId, 3, 100 * day, 130 * day);
+      await rollups.playedOf({ afterId: 1_000_000, toId: 1_100_000, organizationId: org.organizationId, videoId: 3 });
+      await rollups.earlierPlayed(['load-1', 'load-2'], 1_000_000);
+    });
+    expect(plans).toHaveLength(3);
+    expect(plans[0]).toMatch(uses(dialect === 'sqlite' ? 'sqlite_autoindex_analytics_retention_days_1' : 'analytics_retention_days_pk'));
+    expect(plans[1]).toMatch(
+      dialect === 'sqlite'
+        ? /SEARCH analytics_events USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/
+        : /Index Scan using analytics_events_pkey on analytics_events[^|]*\|\s+Index Cond: \(\(id > \d+\) AND \(id <= \d+\)\)/,
+    );
+    expect(plans[1]).not.toMatch(/analytics_events_(video|player|created)_idx/);
+    expect(plans[2]).toMatch(uses('analytics_events_session_idx'));
+  });
+
   it("identified viewers of a period reaching today, the organization's or a player's: a range of its (organization[, player], last seen) index, never the reports", async () => {
     const plans = await plansOf(async (_, __, { analytics }) => {
       await analytics.recentlyIdentified(org.organizationId, undefined, 1_000, { limit: 50, offset: 100 });

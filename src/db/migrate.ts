@@ -44,6 +44,7 @@ import * as m0037 from './migrations/0037_identified_by_player.ts';
 import * as m0038 from './migrations/0038_cta_days.ts';
 import * as m0039 from './migrations/0039_breakdown_days.ts';
 import * as m0040 from './migrations/0040_player_hours.ts';
+import * as m0041 from './migrations/0041_retention_days.ts';
 
 // Listed explicitly (not read from disk) so that the same list runs under tsx, vitest and a bundle.
 const migrations: Record<string, Migration> = {
@@ -85,6 +86,7 @@ const migrations: Record<string, Migration> = {
   '0038_cta_days': m0038,
   '0039_breakdown_days': m0039,
   '0040_player_hours': m0040,
+  '0041_retention_days': m0041,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -636,6 +636,16 @@ export interface AnalyticsPlayerHoursTable {
   emails: Uint8Array | null;
 }
 
+/** A video's views that started on a UTC day and their retention edges (src/modules/analytics/retention-curve.ts; migration 0041). */
+export interface AnalyticsRetentionDaysTable {
+  organization_id: number;
+  video_id: number;
+  day: number;
+  views: Generated<number>;
+  /** JSON: [second, net change in viewers] pairs, by second */
+  edges: Generated<string>;
+}
+
 /** Per organization and UTC day: sketches (DistinctSketch) of its distinct viewers and of the addresses given. */
 export interface AnalyticsOrgDaysTable {
   organization_id: number;
@@ -654,6 +664,8 @@ export interface AnalyticsRollupTable {
   breakdown_days_since: Generated<number>;
   /** The first day (epoch ms) whose players' hours are rolled up: the hours before are read from their reports (migration 0040). */
   player_hours_since: Generated<number>;
+  /** The first day (epoch ms) whose videos' retention is rolled up: the days before are read from their reports (migration 0041). */
+  retention_days_since: Generated<number>;
 }
 
 /** A player's views and distinct viewers of a UTC day with one country, device class or browser family (migration 0039). */
@@ -742,6 +754,7 @@ export interface DB {
   analytics_events: AnalyticsEventsTable;
   analytics_days: AnalyticsDaysTable;
   analytics_player_hours: AnalyticsPlayerHoursTable;
+  analytics_retention_days: AnalyticsRetentionDaysTable;
   analytics_org_days: AnalyticsOrgDaysTable;
   analytics_rollup: AnalyticsRollupTable;
   analytics_cta_days: AnalyticsCtaDaysTable;

@@ -7,6 +7,7 @@ export const UNCACHED_TABLES = [
   'analytics_events',
   'analytics_days',
   'analytics_player_hours',
+  'analytics_retention_days',
   'analytics_org_days',
   'analytics_cta_days',
   'analytics_breakdown_days',

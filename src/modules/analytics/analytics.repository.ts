@@ -51,19 +51,6 @@ export class AnalyticsRepository {
     return rows.some((r) => r.type === 'identified_view') ? this.db.transaction().execute(insert) : insert(this.db);
   }
 
-  /** A video's views (loads × chapters that started playing it) and the stretches each played. */
-  async playedStretches(organizationId: number, videoId: number, fromMs: number, toMs: number) {
-    return this.reads
-      .selectFrom('analytics_events')
-      .select(['session_id', 'chapter', 'type', 'watched'])
-      .where('organization_id', '=', organizationId)
-      .where('video_id', '=', videoId)
-      .where('created_at', '>=', fromMs)
-      .where('created_at', '<', toMs)
-      .where((eb) => eb.or([eb.and([eb('type', '=', 'view'), eb('percent', '=', 0)]), eb('type', '=', 'attention_span')]))
-      .execute();
-  }
-
   /**
    * A page of the identified viewers (addresses given at an email gate), the most recently seen
    * first, of the organization or of one player, or one address; and how many there are.

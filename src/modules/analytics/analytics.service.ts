@@ -23,7 +23,8 @@ import type { ClientFacts } from './client-facts.ts';
 import { DistinctSketch } from './distinct-sketch.ts';
 import type { AdditiveFigures, ReportRange, RollupRepository } from './rollup.repository.ts';
 import type { Countries } from './countries.ts';
-import { bucketKeyOf, bucketsOf, DAY_MS, tenths } from './intervals.ts';
+import { bucketKeyOf, bucketsOf, DAY_MS, ratio, tenths } from './intervals.ts';
+import { addEdges, curveOf, edgesOfText, mergeStretches, retentionDeltas, type Edges } from './retention-curve.ts';
 
 const DEFAULT_DAYS = 30;
 const MAX_DAYS = 3660;
@@ -77,18 +78,6 @@ function dedupKey(playerId: number, b: ViewerReport): string {
   }
 }
 
-/** Sorted, merged stretches of [from, to] seconds. */
-export function mergeStretches(stretches: Array<[number, number]>): Array<[number, number]> {
-  const sorted = stretches.filter(([a, b]) => b > a).sort((x, y) => x[0] - y[0]);
-  const merged: Array<[number, number]> = [];
-  for (const [a, b] of sorted) {
-    const last = merged[merged.length - 1];
-    if (last && a <= last[1]) last[1] = Math.max(last[1], b);
-    else merged.push([a, b]);
-  }
-  return merged;
-}
-
 function originOf(url: string | undefined): string | null {
   if (!url) return null;
   try {
@@ -113,8 +102,6 @@ export function periodOf(query: PeriodQuery, nowMs = Date.now()): { fromMs: numb
   if (toDay - fromDay >= MAX_DAYS * DAY_MS) throw invalidField('from', `must be less than ${MAX_DAYS} days before to`);
   return { fromMs: fromDay, toMs: toDay + DAY_MS, from: isoDay(fromDay), to: isoDay(toDay) };
 }
-
-const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 10_000) / 10_000 : 0);
 
 /**
  * Stored analytics (docs/analytics.md): every report is written before it is acknowledged, in
@@ -304,48 +291,34 @@ export class AnalyticsService {
   /**
    * The audience retention curve of a video: for each second (each of 200 points of a video longer
    * than 10 minutes), the share of its views whose played stretches cover it; and the three points
-   * where the most viewers left.
+   * where the most viewers left. Read as a player's figures (docs/analytics.md, "A video's retention"):
+   * its rolled-up days, with the reports not yet rolled up added (fresh at once), and the days before
+   * `retention_days_since` (migration 0041) from their reports.
    */
   async retention(organizationId: number, videoId: number, query: PeriodQuery): Promise<Retention> {
     const period = periodOf(query);
     const video = await this.videos.get(organizationId, videoId);
-    const rows = await this.repo.playedStretches(organizationId, videoId, period.fromMs, period.toMs);
-    const views = new Map<string, Array<[number, number]>>();
-    for (const r of rows) {
-      const view = `${r.session_id}:${r.chapter}`;
-      if (!views.has(view)) views.set(view, []);
-      if (r.type === 'attention_span' && r.watched) views.get(view)!.push(...(JSON.parse(r.watched) as Array<[number, number]>));
+    const { fromMs, toMs } = period;
+    const { progress, newest, since, days } = await this.rollups.retentionDays(organizationId, videoId, fromMs, toMs);
+    const edges: Edges = new Map();
+    let views = 0;
+    const add = (day: { views: number; edges: Iterable<[number, number]> }) => {
+      views += day.views;
+      addEdges(edges, day.edges);
+    };
+    for (const day of days) add({ views: day.views, edges: edgesOfText(day.edges) });
+    // Each view counts on the day of its first report: one not yet rolled up adds to its view's day.
+    const fresh = await this.rollups.playedOf({ organizationId, videoId, afterId: progress, toId: newest });
+    if (fresh.length > 0) {
+      const earlier = await this.rollups.earlierPlayed(
+        fresh.map((r) => r.session_id),
+        progress,
+      );
+      for (const d of retentionDeltas(fresh, earlier)) if (d.day >= Math.max(fromMs, since) && d.day < toMs) add(d);
     }
-    const stretches = [...views.values()].map(mergeStretches);
-    let longest = 0;
-    for (const list of stretches) for (const [, b] of list) if (b > longest) longest = b;
-    const duration = video.seconds ?? Math.ceil(longest);
-    const count = duration <= RETENTION_SECONDS ? Math.max(1, Math.ceil(duration)) : RETENTION_POINTS;
-    const step = duration <= RETENTION_SECONDS ? 1 : duration / count;
-    // A sweep over the points: each view's (merged, disjoint) stretch adds one viewer to the points
-    // whose middle it covers.
-    const delta = new Array<number>(count + 1).fill(0);
-    for (const list of stretches) {
-      for (const [a, b] of list) {
-        const first = Math.max(0, Math.ceil((a - step / 2) / step));
-        const last = Math.min(count - 1, Math.ceil((b - step / 2) / step) - 1);
-        if (last >= first) {
-          delta[first]++;
-          delta[last + 1]--;
-        }
-      }
-    }
-    const watching: number[] = [];
-    for (let i = 0, n = 0; i < count; i++) watching.push((n += delta[i]));
-    const points = watching.map((n, i) => ({ second: tenths(i * step), share: ratio(n, stretches.length) }));
-    const drops = watching
-      .slice(1)
-      .map((n, i) => ({ second: points[i + 1].second, lost: watching[i] - n }))
-      .filter((d) => d.lost > 0)
-      .sort((x, y) => y.lost - x.lost || x.second - y.second)
-      .slice(0, 3)
-      .map((d) => ({ second: d.second, share_lost: ratio(d.lost, stretches.length) }));
-    return { video_id: videoId, from: period.from, to: period.to, duration, views: stretches.length, interval_seconds: step, points, drop_offs: drops };
+    if (fromMs < since)
+      for (const d of retentionDeltas(await this.rollups.playedOf({ organizationId, videoId, fromMs, toMs: Math.min(toMs, since) }), [])) add(d);
+    return { video_id: videoId, from: period.from, to: period.to, ...curveOf(edges, views, video.seconds) };
   }
 
   /** Identified viewers, the most recently seen first, with what each played per player. */
@@ -426,8 +399,6 @@ export class AnalyticsService {
 type PlayerRef = { id: number } | { uuid: string };
 
 const MAX_HOUR_DAYS = 31;
-const RETENTION_SECONDS = 600;
-const RETENTION_POINTS = 200;
 const TOP_PLAYERS = 10;
 
 /** A breakdown's unknown value, as the rollups keep it. */

@@ -48,3 +48,6 @@ export function bucketKeyOf(interval: Interval, ms: number): string {
 
 /** Seconds as answered: to the tenth. */
 export const tenths = (seconds: number) => Math.round(seconds * 10) / 10;
+
+/** A share as answered: to four decimals (0 of nothing). */
+export const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 10_000) / 10_000 : 0);

@@ -2,6 +2,7 @@ import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { settledMaxId } from '../../db/dialect.ts';
 import type { DB } from '../../db/schema.ts';
 import { DAY_MS, intervalMs } from './intervals.ts';
+import type { PlayedReport } from './retention-curve.ts';
 
 const HOUR_MS = intervalMs('hour');
 
@@ -60,6 +61,8 @@ export interface ReportRange {
   playerId?: number;
   /** A CTA's reports. */
   eventId?: number;
+  /** A video's reports. */
+  videoId?: number;
   fromMs?: number;
   toMs?: number;
 }
@@ -91,6 +94,13 @@ export interface BreakdownDays {
   /** `analytics_rollup.breakdown_days_since`: the days before it are not rolled up, and not in `days`. */
   since: number;
   days: BreakdownDay[];
+}
+
+/** A video's day, as its retention is rolled up. */
+export interface RetentionDayKey {
+  organization_id: number;
+  video_id: number;
+  day: number;
 }
 
 /** A CTA's impressions and clicks of a UTC day. */
@@ -143,13 +153,15 @@ const BY_ID_AT_MOST = 100_000;
  */
 function inRange<O>(qb: SelectQueryBuilder<DB, 'analytics_events', O>, r: ReportRange): SelectQueryBuilder<DB, 'analytics_events', O> {
   const byId = r.afterId !== undefined && r.toId !== undefined && r.toId - r.afterId <= BY_ID_AT_MOST;
-  const column = (name: 'organization_id' | 'player_id' | 'event_id' | 'created_at') => (byId ? sql<number>`+${sql.ref(name)}` : sql.ref<number>(name));
+  const column = (name: 'organization_id' | 'player_id' | 'event_id' | 'video_id' | 'created_at') =>
+    byId ? sql<number>`+${sql.ref(name)}` : sql.ref<number>(name);
   let q = qb;
   if (r.afterId !== undefined) q = q.where('id', '>', r.afterId);
   if (r.toId !== undefined) q = q.where('id', '<=', r.toId);
   if (r.organizationId !== undefined) q = q.where(column('organization_id'), '=', r.organizationId);
   if (r.playerId !== undefined) q = q.where(column('player_id'), '=', r.playerId);
   if (r.eventId !== undefined) q = q.where(column('event_id'), '=', r.eventId);
+  if (r.videoId !== undefined) q = q.where(column('video_id'), '=', r.videoId);
   if (r.fromMs !== undefined) q = q.where(column('created_at'), '>=', r.fromMs);
   if (r.toMs !== undefined) q = q.where(column('created_at'), '<', r.toMs);
   return q;
@@ -276,6 +288,33 @@ export class RollupRepository {
     return rows.map((r) => ({ value: r.value, viewer: r.viewer, views: Number(r.views) }));
   }
 
+  /** The reports of a range that play a video's view: its starts, and its attention spans with what they played. */
+  async playedOf(range: ReportRange): Promise<PlayedReport[]> {
+    const rows = await this.db
+      .selectFrom('analytics_events')
+      .select(PLAYED)
+      .$call((qb) => inRange(qb, range))
+      .where('video_id', 'is not', null)
+      .where(PLAYS)
+      .execute();
+    return rows.map(playedReport);
+  }
+
+  /** The reports up to `atMostId` of these loads that play a view (by the loads' index). */
+  async earlierPlayed(sessions: string[], atMostId: number): Promise<PlayedReport[]> {
+    const rows = await inChunks([...new Set(sessions)], (chunk) =>
+      this.db
+        .selectFrom('analytics_events')
+        .select(PLAYED)
+        .where('session_id', 'in', chunk)
+        .where('id', '<=', atMostId)
+        .where('video_id', 'is not', null)
+        .where(PLAYS)
+        .execute(),
+    );
+    return rows.map(playedReport);
+  }
+
   /** What the reports of a range add to each CTA's day. */
   async ctaFiguresOf(range: ReportRange): Promise<CtaDay[]> {
     const rows = await this.db
@@ -357,6 +396,63 @@ export class RollupRepository {
       .where('r.id', '=', 1)
       .execute();
     return { ...progressOf(rows), since: Number(rows[0]?.since ?? 0), rows: rolledUpOf(rows) };
+  }
+
+  /**
+   * A video's rolled-up retention days in [fromMs, toMs) from `retention_days_since`, with the rollups'
+   * progress and the newest report's id, in one statement (NEWEST).
+   */
+  async retentionDays(organizationId: number, videoId: number, fromMs: number, toMs: number) {
+    const rows = await this.db
+      .selectFrom('analytics_rollup as r')
+      .leftJoin('analytics_retention_days as d', (join) =>
+        join
+          .on('d.organization_id', '=', organizationId)
+          .on('d.video_id', '=', videoId)
+          .on('d.day', '>=', fromMs)
+          .on('d.day', '<', toMs)
+          .onRef('d.day', '>=', 'r.retention_days_since'),
+      )
+      .select(['r.last_event_id', 'r.retention_days_since', NEWEST.as('newest'), 'd.day', 'd.views', 'd.edges'])
+      .where('r.id', '=', 1)
+      .execute();
+    return {
+      ...progressOf(rows),
+      since: Number(rows[0]?.retention_days_since ?? 0),
+      days: rows.filter((r) => r.day !== null).map((r) => ({ views: Number(r.views ?? 0), edges: r.edges ?? '[]' })),
+    };
+  }
+
+  /** The views and edges already kept for these videos' days. */
+  async retentionDayEdges(keys: RetentionDayKey[]): Promise<Array<RetentionDayKey & { views: number; edges: string }>> {
+    const rows = await inChunks(keys, (chunk) =>
+      this.db
+        .selectFrom('analytics_retention_days')
+        .select(['organization_id', 'video_id', 'day', 'views', 'edges'])
+        .where((eb) =>
+          eb(
+            eb.refTuple('organization_id', 'video_id', 'day'),
+            'in',
+            chunk.map((k) => eb.tuple(k.organization_id, k.video_id, k.day)),
+          ),
+        )
+        .execute(),
+    );
+    return rows.map((r) => ({ ...r, day: Number(r.day), views: Number(r.views) }));
+  }
+
+  /**
+   * Sets the views and edges of each video's day (already added to the kept ones: only rollup batches
+   * write them, in the transaction that moves the progress, as setOrgDays).
+   */
+  async setRetentionDays(rows: Array<RetentionDayKey & { views: number; edges: string }>): Promise<void> {
+    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+      await this.db
+        .insertInto('analytics_retention_days')
+        .values(rows.slice(i, i + ROWS_PER_STATEMENT))
+        .onConflict((oc) => oc.columns(['organization_id', 'video_id', 'day']).doUpdateSet({ views: sql`excluded.views`, edges: sql`excluded.edges` }))
+        .execute();
+    }
   }
 
   /** A CTA's rolled-up days in [fromMs, toMs), with the rollups' progress and the newest report's id, in one statement (as playerDays). */
@@ -650,6 +746,22 @@ function added(table: 'analytics_days' | 'analytics_player_hours') {
     emails: sketch('emails'),
   };
 }
+
+/** A report that plays a view: a start of playback, or an attention span. */
+const PLAYS = sql<boolean>`((type = 'view' and percent = 0) or type = 'attention_span')`;
+const PLAYED = ['organization_id', 'video_id', 'session_id', 'chapter', 'created_at', 'watched'] as const;
+const playedReport = (r: {
+  organization_id: number;
+  video_id: number | null;
+  session_id: string;
+  chapter: number;
+  created_at: number;
+  watched: string | null;
+}) => ({
+  ...r,
+  video_id: r.video_id!,
+  created_at: Number(r.created_at),
+});
 
 /** The columns of a player's rolled-up day or hour. */
 const ROLLED_UP = ['loads', 'plays', 'views', 'completions', 'watch_seconds', 'cta_clicks', 'viewers', 'emails'] as const;

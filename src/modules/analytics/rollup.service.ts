@@ -5,6 +5,7 @@ import { isPostgres } from '../../db/dialect.ts';
 import type { DB } from '../../db/schema.ts';
 import { scheduleRecurring } from '../housekeeping/recurring.ts';
 import { DistinctSketch } from './distinct-sketch.ts';
+import { addEdges, edgesOfText, edgesToText, retentionDeltas, type PlayedReport } from './retention-curve.ts';
 import {
   DIMENSIONS,
   type AdditiveFigures,
@@ -16,6 +17,7 @@ import {
   type DaySketches,
   type DistinctValue,
   type OrgDay,
+  type RetentionDayKey,
   type RollupRepository,
   type ViewStart,
 } from './rollup.repository.ts';
@@ -123,6 +125,11 @@ export class RollupService {
       const orgDays = await merged(distinct, orgDayKey, orgDayOf, (keys) => this.repo.orgDaySketches(keys));
       const ctaDays = await this.repo.ctaFiguresOf(range);
       const breakdownDays = await breakdownOf(await this.repo.viewStartsOf(range), (keys) => this.repo.breakdownDaySketches(keys));
+      const retentionDays = await retentionOf(
+        await this.repo.playedOf(range),
+        (sessions) => this.repo.earlierPlayed(sessions, from),
+        (keys) => this.repo.retentionDayEdges(keys),
+      );
       const applied = await this.db.transaction().execute(async (trx) => {
         const repo = this.repo.with(trx);
         if ((await repo.lockProgress()) !== from) return false;
@@ -130,6 +137,7 @@ export class RollupService {
         await repo.addToHours(hours);
         if (ctaDays.length > 0) await repo.addToCtaDays(ctaDays);
         if (breakdownDays.length > 0) await repo.addToBreakdownDays(breakdownDays);
+        if (retentionDays.length > 0) await repo.setRetentionDays(retentionDays);
         if (orgDays.size > 0) await repo.setOrgDays([...orgDays.values()]);
         await repo.setProgress(to);
         return true;
@@ -257,5 +265,28 @@ async function breakdownOf(
     const sketch = DistinctSketch.from(stored.get(name));
     for (const viewer of day.viewers) sketch.addHash(viewer);
     return { ...day.key, views: day.views, viewers: sketch.toBuffer() };
+  });
+}
+
+type RetentionDay = RetentionDayKey & { views: number; edges: string };
+const retentionKey = (k: RetentionDayKey) => `${k.organization_id}:${k.video_id}:${k.day}`;
+
+/**
+ * A batch's reports that play views as videos' retention days: what they add (their views' earlier
+ * reports, already counted, read by `earlier`), added to what is kept.
+ */
+async function retentionOf(
+  played: PlayedReport[],
+  earlier: (sessions: string[]) => Promise<PlayedReport[]>,
+  kept: (keys: RetentionDayKey[]) => Promise<RetentionDay[]>,
+): Promise<RetentionDay[]> {
+  if (played.length === 0) return [];
+  const deltas = retentionDeltas(played, await earlier(played.map((r) => r.session_id)));
+  const stored = new Map(
+    (await kept(deltas.map(({ organization_id, video_id, day }) => ({ organization_id, video_id, day })))).map((r) => [retentionKey(r), r]),
+  );
+  return deltas.map(({ organization_id, video_id, day, views, edges }) => {
+    const before = stored.get(retentionKey({ organization_id, video_id, day }));
+    return { organization_id, video_id, day, views: (before?.views ?? 0) + views, edges: edgesToText(addEdges(edges, edgesOfText(before?.edges ?? null))) };
   });
 }
