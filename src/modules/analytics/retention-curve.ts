@@ -10,6 +10,7 @@ export type Edges = Map<number, number>;
 
 /** A report that plays a view (its start, or an attention span with its stretches). */
 export interface PlayedReport {
+  id: number;
   organization_id: number;
   video_id: number;
   session_id: string;
@@ -56,12 +57,19 @@ export function addEdges(into: Edges, other: Iterable<[number, number]>): Edges 
 export const edgesToText = (edges: Edges): string => JSON.stringify([...edges].sort((x, y) => x[0] - y[0]));
 export const edgesOfText = (text: string | null): Array<[number, number]> => (text ? (JSON.parse(text) as Array<[number, number]>) : []);
 
+/**
+ * Edges are kept to the tenth of a second: the player reports the media's exact times, and a popular
+ * video's day would otherwise keep two edges per view. So a day keeps at most ten edges per second of
+ * the video, and a point's viewers are counted within 0.05 s of its middle.
+ */
+const tenth = (second: number) => Math.round(second * 10) / 10;
+
 const viewKey = (r: PlayedReport) => `${r.organization_id}\n${r.video_id}\n${r.session_id}\n${r.chapter}`;
 const stretchesOf = (reports: PlayedReport[]) => mergeStretches(reports.flatMap((r) => edgesOfText(r.watched)));
 
 /**
  * What `reports` add to their views' days, given each view's `earlier` reports (those already
- * counted): a view is counted on the UTC day of its first report, once, and its edges are those of
+ * counted): a view is counted on the UTC day of its first report (by id), once, and its edges are those of
  * its merged stretches, so a second watched again, or reported again by a later batch, counts once.
  */
 export function retentionDeltas(reports: PlayedReport[], earlier: PlayedReport[]): RetentionDelta[] {
@@ -74,8 +82,9 @@ export function retentionDeltas(reports: PlayedReport[], earlier: PlayedReport[]
   for (const r of earlier) views.get(viewKey(r))?.before.push(r);
   const days = new Map<string, RetentionDelta>();
   for (const { now, before } of views.values()) {
-    const first = Math.min(...now.map((r) => r.created_at), ...before.map((r) => r.created_at));
-    const day = Math.floor(first / DAY_MS) * DAY_MS;
+    // Its first report by id: the one that counted it, whatever the clocks of the reports after it.
+    const first = [...before, ...now].reduce((x, y) => (y.id < x.id ? y : x));
+    const day = Math.floor(first.created_at / DAY_MS) * DAY_MS;
     const { organization_id, video_id } = now[0];
     const key = `${organization_id}\n${video_id}\n${day}`;
     if (!days.has(key)) days.set(key, { organization_id, video_id, day, views: 0, edges: new Map() });
@@ -83,12 +92,12 @@ export function retentionDeltas(reports: PlayedReport[], earlier: PlayedReport[]
     if (before.length === 0) into.views++;
     const old = stretchesOf(before);
     for (const [a, b] of stretchesOf([...before, ...now])) {
-      addEdge(into.edges, a, 1);
-      addEdge(into.edges, b, -1);
+      addEdge(into.edges, tenth(a), 1);
+      addEdge(into.edges, tenth(b), -1);
     }
     for (const [a, b] of old) {
-      addEdge(into.edges, a, -1);
-      addEdge(into.edges, b, 1);
+      addEdge(into.edges, tenth(a), -1);
+      addEdge(into.edges, tenth(b), 1);
     }
   }
   return [...days.values()];

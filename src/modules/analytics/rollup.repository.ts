@@ -749,8 +749,9 @@ function added(table: 'analytics_days' | 'analytics_player_hours') {
 
 /** A report that plays a view: a start of playback, or an attention span. */
 const PLAYS = sql<boolean>`((type = 'view' and percent = 0) or type = 'attention_span')`;
-const PLAYED = ['organization_id', 'video_id', 'session_id', 'chapter', 'created_at', 'watched'] as const;
+const PLAYED = ['id', 'organization_id', 'video_id', 'session_id', 'chapter', 'created_at', 'watched'] as const;
 const playedReport = (r: {
+  id: number;
   organization_id: number;
   video_id: number | null;
   session_id: string;
@@ -759,6 +760,7 @@ const playedReport = (r: {
   watched: string | null;
 }) => ({
   ...r,
+  id: Number(r.id),
   video_id: r.video_id!,
   created_at: Number(r.created_at),
 });
